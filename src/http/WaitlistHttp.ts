@@ -1,0 +1,111 @@
+import { ByteSize, Cause, Config, Effect, Layer } from "effect"
+import { HttpEffect, HttpIncomingMessage, HttpRouter, HttpServerResponse } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
+import type { HttpServerRequest } from "effect/http/HttpServerRequest"
+import { InvalidJson, Unavailable } from "../schema/Errors.ts"
+import { decodeJoinDocument, joined } from "../schema/Waitlist.ts"
+import { retryAfter, Waitlist } from "../services/Waitlist.ts"
+import { Api } from "./Api.ts"
+
+/** Larger bodies are refused unread (waitlist.md, rule 1). */
+export const maxBodyBytes = 64 * 1024
+const maxBodySize = ByteSize.kibibytes(64)
+
+const path = "/v1/waitlist"
+
+/** `application/json`, with any parameters, in any case. */
+const isJson = (contentType: string | undefined): boolean => {
+  if (contentType === undefined) return false
+  const end = contentType.indexOf(";")
+  return (end === -1 ? contentType : contentType.slice(0, end)).trim().toLowerCase() === "application/json"
+}
+
+// The rest of an oversized body is never read: the answer closes the connection once it is sent, and
+// the server half-closes first so that the client still reads it.
+const refuseOversized = HttpEffect.appendPreResponseHandler((_, response) =>
+  Effect.succeed(HttpServerResponse.setHeader(response, "connection", "close"))
+).pipe(Effect.andThen(Effect.fail(new InvalidJson())))
+
+const readBody = (request: HttpServerRequest) => {
+  const declared = request.headers["content-length"]
+  if (declared !== undefined && Number(declared) > maxBodyBytes) return refuseOversized
+  return request.arrayBuffer.pipe(
+    Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize),
+    Effect.map((buffer) => new Uint8Array(buffer)),
+    Effect.catch(() => refuseOversized)
+  )
+}
+
+const readJoinRequest = (request: HttpServerRequest) =>
+  isJson(request.headers["content-type"])
+    ? Effect.flatMap(readBody(request), (body) => Effect.fromResult(decodeJoinDocument(body)))
+    : Effect.fail(new InvalidJson())
+
+/** The landing-page origins allowed to call the waitlist from a browser (`WAITLIST_ALLOWED_ORIGINS`). */
+export const AllowedOrigins = Config.String("WAITLIST_ALLOWED_ORIGINS").pipe(
+  Config.withDefault(""),
+  Config.map((value) => new Set(value.split(",").map((origin) => origin.trim()).filter((origin) => origin !== "")))
+)
+
+const allowOrigin = (origin: string) =>
+  HttpEffect.appendPreResponseHandler((_, response) =>
+    Effect.succeed(HttpServerResponse.setHeaders(response, { "access-control-allow-origin": origin, vary: "Origin" }))
+  )
+
+export const WaitlistHttpLive = HttpApiBuilder.group(Api, "Waitlist", (handlers) =>
+  Effect.gen(function*() {
+    const waitlist = yield* Waitlist
+    const origins = yield* AllowedOrigins
+    return handlers.handleRaw("joinWaitlist", ({ request }) => {
+      const origin = request.headers.origin
+      return (origin !== undefined && origins.has(origin) ? allowOrigin(origin) : Effect.void).pipe(
+        Effect.andThen(readJoinRequest(request)),
+        Effect.flatMap(waitlist.join),
+        Effect.as(joined),
+        // A defect is a bug, not an answer: log it with its cause, and answer the contract's catch-all.
+        Effect.catchDefect((defect) =>
+          Effect.logError("joinWaitlist failed", Cause.die(defect)).pipe(
+            Effect.andThen(Effect.fail(new Unavailable({ retryAfter: retryAfter.storeFailure })))
+          )
+        )
+      )
+    })
+  }))
+
+const allow = "POST, OPTIONS"
+
+const methodNotAllowed = HttpServerResponse.jsonUnsafe({ error: "method_not_allowed" }, {
+  status: 405,
+  headers: { allow }
+})
+
+/** CORS preflight: answered for the configured origins only; any other origin learns nothing. */
+const preflight = Effect.gen(function*() {
+  const origins = yield* AllowedOrigins
+  return (request: HttpServerRequest) => {
+    const origin = request.headers.origin
+    if (origin === undefined || !origins.has(origin)) {
+      return Effect.succeed(HttpServerResponse.empty({ status: 204, headers: { allow } }))
+    }
+    return Effect.succeed(HttpServerResponse.empty({
+      status: 204,
+      headers: {
+        allow,
+        "access-control-allow-origin": origin,
+        "access-control-allow-methods": allow,
+        "access-control-allow-headers": "Content-Type",
+        "access-control-max-age": "600",
+        vary: "Origin"
+      }
+    }))
+  }
+})
+
+/** What the contract does not list but HTTP expects of the path: 405 for other methods, preflight. */
+export const WaitlistMethodsLive = Layer.unwrap(Effect.map(preflight, (handler) =>
+  Layer.mergeAll(
+    HttpRouter.add("OPTIONS", path, handler),
+    ...(["GET", "PUT", "PATCH", "DELETE", "QUERY"] as const).map((method) =>
+      HttpRouter.add(method, path, methodNotAllowed)
+    )
+  )))

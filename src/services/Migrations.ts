@@ -1,0 +1,57 @@
+import { Context, Effect, Layer, Schedule, Semaphore } from "effect"
+import { Migrator, SqlClient } from "effect/sql"
+import type { SqlError } from "effect/sql/SqlError"
+
+/**
+ * Members are kept as UTF-8 bytes (`bytea`): the contract accepts any well-formed text, U+0000
+ * included, which a PostgreSQL `text` column cannot hold. `email_key` is the lower-cased address,
+ * the identity of a member; `email` is the spelling of the first registration.
+ * `last_submitted_at` makes a repeated registration write as much as a new one (waitlist.md).
+ */
+const createWaitlistMembers = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`
+    CREATE TABLE waitlist_members (
+      id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+      email_key bytea NOT NULL UNIQUE,
+      email bytea NOT NULL,
+      registered_at timestamptz NOT NULL DEFAULT now(),
+      last_submitted_at timestamptz NOT NULL DEFAULT now()
+    )`
+})
+
+export const migrations = Migrator.fromRecord({
+  "0001_waitlist_members": createWaitlistMembers
+})
+
+const run = Migrator.make({})({ loader: migrations })
+
+/**
+ * The schema is migrated at start, but the service must start while the database is down; so the
+ * migration is retried in the background, and every store operation first awaits `ready`, which is
+ * free once it has succeeded and tries again otherwise.
+ */
+export class Migrations extends Context.Service<Migrations, {
+  readonly ready: Effect.Effect<void, SqlError | Migrator.MigrationError>
+}>()("Migrations") {}
+
+export const layer = Layer.effect(Migrations)(Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const lock = yield* Semaphore.make(1)
+  let done = false
+  const migrate = Effect.suspend(() =>
+    done ? Effect.void : run.pipe(
+      Effect.provideService(SqlClient.SqlClient, sql),
+      Effect.andThen(Effect.sync(() => {
+        done = true
+      }))
+    )
+  ).pipe(lock.withPermits(1))
+  const ready = Effect.suspend(() => done ? Effect.void : migrate)
+  yield* migrate.pipe(
+    Effect.tapError((error) => Effect.logWarning("database migration failed; retrying", error.message)),
+    Effect.retry(Schedule.spaced("5 seconds")),
+    Effect.forkScoped
+  )
+  return { ready }
+}))
