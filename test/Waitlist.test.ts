@@ -1,0 +1,93 @@
+import { assert, describe, layer } from "@effect/vitest"
+import { Effect, Layer, Schema, Stream } from "effect"
+import { Email } from "../src/schema/Waitlist.ts"
+import * as Database from "../src/services/Database.ts"
+import * as Migrations from "../src/services/Migrations.ts"
+import { layerLive, layerTest, Waitlist } from "../src/services/Waitlist.ts"
+import * as TestDatabase from "./support/TestDatabase.ts"
+
+const email = Schema.decodeUnknownSync(Email)
+let counter = 0
+const unique = (local = "member") => `${local}.${process.pid}.${++counter}@example.com`
+
+const members = Effect.flatMap(Waitlist, (waitlist) => Stream.runCollect(waitlist.members))
+
+/** One behaviour, held by both layers: the in-memory one must not be a friendlier mock. */
+const behaviour = (name: string, store: Layer.Layer<Waitlist, unknown>) =>
+  layer(store, { timeout: "60 seconds" })(name, (it) => {
+    it.effect("joins an address once, keeping the first spelling and answering alike", () =>
+      Effect.gen(function*() {
+        const waitlist = yield* Waitlist
+        const address = unique("Ann")
+        const before = yield* waitlist.count
+        yield* waitlist.join(email(address))
+        yield* waitlist.join(email(address.toLowerCase()))
+        yield* waitlist.join(email(address.toUpperCase()))
+        assert.strictEqual(yield* waitlist.count, before + 1)
+        const stored = (yield* members).filter((m) => m.email.toLowerCase() === address.toLowerCase())
+        assert.deepStrictEqual(stored.map((m) => m.email), [address])
+      }))
+
+    it.effect("stores exactly one member under concurrent registrations of one address", () =>
+      Effect.gen(function*() {
+        const waitlist = yield* Waitlist
+        const address = unique("Race")
+        const before = yield* waitlist.count
+        const variants = Array.from({ length: 40 }, (_, i) => i % 2 === 0 ? address : address.toUpperCase())
+        yield* Effect.forEach(variants, (v) => waitlist.join(email(v)), { concurrency: "unbounded" })
+        assert.strictEqual(yield* waitlist.count, before + 1)
+      }))
+
+    it.effect("stores every accepted string exactly: U+0000, controls, quotes, astral characters", () =>
+      Effect.gen(function*() {
+        const waitlist = yield* Waitlist
+        const odd = [
+          `nul\u0000byte.${counter++}@example.com`,
+          `\u0001ctl\u007f.${counter++}@example.com`,
+          `"quoted,semi;colon".${counter++}@example.com`,
+          `emoji😀𝄞.${counter++}@example.com`,
+          `ä-İ-ß.${counter++}@exämple.com`
+        ]
+        for (const address of odd) yield* waitlist.join(email(address))
+        const stored = new Set((yield* members).map((m) => m.email as string))
+        for (const address of odd) assert.isTrue(stored.has(address), JSON.stringify(address))
+      }))
+
+    it.effect("lists members in registration order with their registration time", () =>
+      Effect.gen(function*() {
+        const waitlist = yield* Waitlist
+        const first = unique("first")
+        const second = unique("second")
+        yield* waitlist.join(email(first))
+        yield* waitlist.join(email(second))
+        yield* waitlist.join(email(first))
+        const all = yield* members
+        const order = all.map((m) => m.email as string).filter((e) => e === first || e === second)
+        assert.deepStrictEqual(order, [first, second])
+        for (const member of all) assert.instanceOf(member.registeredAt, Date)
+      }))
+
+    it.effect("treats keys case-insensitively by JavaScript's locale-independent lower case", () =>
+      Effect.gen(function*() {
+        const waitlist = yield* Waitlist
+        const n = counter++
+        const before = yield* waitlist.count
+        yield* waitlist.join(email(`STRASSE.${n}@Example.COM`))
+        yield* waitlist.join(email(`strasse.${n}@example.com`))
+        // "ß" upper-cases to "SS", but lower-casing "SS" never gives "ß": these are two members.
+        yield* waitlist.join(email(`straße.${n}@example.com`))
+        assert.strictEqual(yield* waitlist.count, before + 2)
+      }))
+  })
+
+describe("Waitlist", () => {
+  behaviour("Test layer (in memory)", layerTest)
+  behaviour(
+    `Live layer (${TestDatabase.kind})`,
+    layerLive.pipe(
+      Layer.provide(Migrations.layer),
+      Layer.provide(Database.layer),
+      Layer.provide(TestDatabase.configLayer())
+    )
+  )
+})

@@ -1,0 +1,67 @@
+import { NodeHttpServer } from "@effect/platform-node"
+import { Effect, Layer } from "effect"
+import { HttpServer } from "effect/http"
+import { request } from "node:http"
+import type { IncomingHttpHeaders } from "node:http"
+import { HttpLive } from "../../src/http/Server.ts"
+import type { Waitlist } from "../../src/services/Waitlist.ts"
+
+/** The service's real HTTP stack on an ephemeral port, over the given waitlist. */
+export const serverWith = <E, R>(waitlist: Layer.Layer<Waitlist, E, R>) =>
+  HttpLive.pipe(Layer.provide(waitlist), Layer.provideMerge(NodeHttpServer.layerTest))
+
+export const baseUrl = Effect.map(HttpServer.HttpServer, (server) => {
+  const address = server.address
+  return address._tag === "UnixPathAddress" ? "http://unix" : `http://127.0.0.1:${address.port}`
+})
+
+export interface RawResponse {
+  readonly status: number
+  readonly headers: IncomingHttpHeaders
+  readonly body: string
+}
+
+export interface RawRequest {
+  readonly method?: string
+  readonly path?: string
+  readonly headers?: Record<string, string | number>
+  /** Sent with a Content-Length; `chunks` instead sends the body chunked. */
+  readonly body?: string | Uint8Array
+  readonly chunks?: ReadonlyArray<string | Uint8Array>
+}
+
+/** One request on a new connection, exactly as given; the answer with its raw body. */
+export const send = (url: string, options: RawRequest = {}): Effect.Effect<RawResponse> =>
+  Effect.callback<RawResponse>((resume) => {
+    const target = new URL(options.path ?? "/v1/waitlist", url)
+    const req = request(target, { method: options.method ?? "POST", headers: options.headers, agent: false }, (res) => {
+      const parts: Array<Buffer> = []
+      res.on("data", (chunk: Buffer) => parts.push(chunk))
+      res.on("end", () =>
+        resume(Effect.succeed({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          body: Buffer.concat(parts).toString("utf8")
+        })))
+      res.on("error", (error) => resume(Effect.die(error)))
+    })
+    req.on("error", (error) => resume(Effect.die(error)))
+    if (options.chunks !== undefined) {
+      for (const chunk of options.chunks) req.write(chunk)
+      req.end()
+    } else {
+      req.end(options.body)
+    }
+  })
+
+/** A JSON document posted as the landing page posts it. */
+export const postJson = (url: string, document: unknown, headers: Record<string, string> = {}) =>
+  send(url, { headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(document) })
+
+export const join = (url: string, email: string) => postJson(url, { email, source: "landing" })
+
+/** Headers that must not differ between two answers, `Date` aside. */
+export const comparableHeaders = (headers: IncomingHttpHeaders) => {
+  const { date: _date, ...rest } = headers
+  return rest
+}
