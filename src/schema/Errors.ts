@@ -5,16 +5,18 @@ import { HttpApiSchema } from "effect/http-api"
  * 400: the body is not a well-formed waitlist document. The fault of a client program; a person typing
  * into a form cannot cause it.
  */
-export class InvalidJson extends Schema.Error<InvalidJson>("InvalidJson")({
-  error: Schema.tag("invalid_json")
-}, { httpApiStatus: 400, description: "The body is not a well-formed waitlist document." }) {
+export class InvalidJson extends Schema.Error<InvalidJson>("InvalidJson")(
+  Schema.Struct({ error: Schema.tag("invalid_json") }).annotate({ identifier: "InvalidJson" }),
+  { httpApiStatus: 400, description: "The body is not a well-formed waitlist document." }
+) {
   override readonly [ErrorReporter.ignore] = true
 }
 
 /** 422: the e-mail value is missing or invalid. */
-export class InvalidEmail extends Schema.Error<InvalidEmail>("InvalidEmail")({
-  error: Schema.tag("invalid_email")
-}, { httpApiStatus: 422, description: "The e-mail value is invalid." }) {
+export class InvalidEmail extends Schema.Error<InvalidEmail>("InvalidEmail")(
+  Schema.Struct({ error: Schema.tag("invalid_email") }).annotate({ identifier: "InvalidEmail" }),
+  { httpApiStatus: 422, description: "The e-mail value is invalid." }
+) {
   override readonly [ErrorReporter.ignore] = true
 }
 
@@ -38,7 +40,9 @@ const UnavailableBody = Schema.Struct({ error: Schema.Literal("unavailable") }).
   httpApiStatus: 503
 })
 
-const RetryAfterHeader = Schema.NumberFromString.pipe(Schema.decodeTo(RetryAfterSeconds))
+const RetryAfterHeader = Schema.NumberFromString.annotate({
+  description: "Whole seconds to wait before retrying, 1 to 30."
+}).pipe(Schema.decodeTo(RetryAfterSeconds))
 
 /** `Unavailable` on the wire: the contract's body, and the delay in `Retry-After`. */
 export const UnavailableResponse = Unavailable.pipe(
@@ -49,4 +53,4 @@ export const UnavailableResponse = Unavailable.pipe(
     decode: ({ headers }) => new Unavailable({ retryAfter: headers["retry-after"] }),
     encode: (error) => ({ body: { error: "unavailable" as const }, headers: { "retry-after": error.retryAfter } })
   })
-)
+).annotate({ description: "The waitlist cannot serve the request; retry after `Retry-After` seconds." })

@@ -78,7 +78,10 @@ export const JoinRequestShape = Schema.Struct({
 /** The success body (contract.md section 2.2). */
 export const Joined = Schema.Struct({
   status: Schema.Literal("joined")
-}).annotate({ identifier: "Joined" })
+}).annotate({
+  identifier: "Joined",
+  description: "The address is registered: the same answer whether or not it already was."
+})
 export type Joined = typeof Joined.Type
 
 export const joined: Joined = { status: "joined" }

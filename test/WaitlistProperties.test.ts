@@ -1,0 +1,97 @@
+import { assert, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import fc from "fast-check"
+import { codePointLength, emailMaxLength } from "../src/schema/Waitlist.ts"
+import { layerTest } from "../src/services/Waitlist.ts"
+import { baseUrl, join, serverWith } from "./support/Http.ts"
+
+const whitespace = /\s/u
+
+/** Any code point (astral included, lone surrogates excluded) that may stand in a label. */
+const labelChar = fc.string({ unit: "binary", minLength: 1, maxLength: 1 }).filter((c) =>
+  c !== "@" && c !== "." && !whitespace.test(c)
+)
+const localChar = fc.oneof(labelChar, fc.constant("."))
+const text = (char: fc.Arbitrary<string>, max: number) =>
+  fc.array(char, { minLength: 1, maxLength: max }).map((chars) => chars.join(""))
+
+/** Addresses that satisfy every rule of waitlist.md's rule 2. */
+const validAddress = fc.tuple(text(localChar, 40), fc.array(text(labelChar, 20), { minLength: 2, maxLength: 5 }))
+  .map(([local, labels]) => `${local}@${labels.join(".")}`)
+  .filter((address) => codePointLength(address) <= emailMaxLength)
+
+const insertAt = (address: string, position: number, inserted: string) => {
+  const points = [...address]
+  const at = position % (points.length + 1)
+  return [...points.slice(0, at), inserted, ...points.slice(at)].join("")
+}
+
+/** Each breaks exactly one rule of a valid address and keeps the others. */
+const breakOne: ReadonlyArray<[string, fc.Arbitrary<string>]> = [
+  [
+    "too long",
+    fc.tuple(validAddress, fc.integer({ min: 1, max: 40 })).map(([address, extra]) => {
+      const [local, domain] = [address.slice(0, address.indexOf("@")), address.slice(address.indexOf("@"))]
+      return "x".repeat(emailMaxLength + extra - codePointLength(domain) - codePointLength(local)) + local + domain
+    })
+  ],
+  [
+    "whitespace",
+    fc.tuple(
+      validAddress,
+      fc.nat(),
+      fc.constantFrom(" ", "\t", "\n", "\r", "\u00a0", "\u2028", "\u3000", "\ufeff", "\u000b")
+    ).map(([address, at, space]) => insertAt(address, at, space))
+  ],
+  ["no @", validAddress.map((address) => address.replace("@", ""))],
+  ["a second @", fc.tuple(validAddress, fc.nat()).map(([address, at]) => insertAt(address, at, "@"))],
+  ["an empty domain label", validAddress.map((address) => address.replace(/\.([^.]*)$/u, "..$1"))],
+  ["a domain ending in a dot", validAddress.map((address) => `${address}.`)],
+  ["a domain starting with a dot", validAddress.map((address) => address.replace("@", "@."))],
+  [
+    "a single-label domain",
+    validAddress.map((address) => address.slice(0, address.indexOf(".", address.indexOf("@"))))
+  ],
+  [
+    "an unpaired surrogate",
+    fc.tuple(validAddress, fc.nat(), fc.integer({ min: 0xd800, max: 0xdfff })).map(([address, at, unit]) =>
+      insertAt(address, at, String.fromCharCode(unit))
+    )
+  ]
+]
+
+const runs = { numRuns: 150 }
+
+layer(serverWith(layerTest), { excludeTestServices: true })("waitlist properties", (it) => {
+  it.effect("every address satisfying every rule is answered 200", () =>
+    Effect.gen(function*() {
+      const url = yield* baseUrl
+      yield* Effect.promise(() =>
+        fc.assert(
+          fc.asyncProperty(validAddress, async (address) => {
+            const answer = await Effect.runPromise(join(url, address))
+            assert.strictEqual(answer.status, 200, JSON.stringify(address))
+            assert.strictEqual(answer.body, `{"status":"joined"}`)
+          }),
+          runs
+        )
+      )
+    }))
+
+  for (const [rule, arbitrary] of breakOne) {
+    it.effect(`an address with ${rule} (and no other fault) is answered 422`, () =>
+      Effect.gen(function*() {
+        const url = yield* baseUrl
+        yield* Effect.promise(() =>
+          fc.assert(
+            fc.asyncProperty(arbitrary, async (address) => {
+              const answer = await Effect.runPromise(join(url, address))
+              assert.strictEqual(answer.status, 422, JSON.stringify(address))
+              assert.strictEqual(answer.body, `{"error":"invalid_email"}`)
+            }),
+            runs
+          )
+        )
+      }))
+  }
+})
