@@ -2,9 +2,13 @@ import { PgClient } from "@effect/sql-pg"
 import { PGlite } from "@electric-sql/pglite"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import type { Redacted } from "effect"
-import { Config, Duration, Effect, Layer, Option } from "effect"
+import { Config, Duration, Effect, Layer, Option, Schema } from "effect"
 import { mkdirSync } from "node:fs"
 import { resolve } from "node:path"
+
+const PoolSize = Schema.NumberFromString.pipe(
+  Schema.decodeTo(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1000 })))
+)
 
 /**
  * Settings of the store, read through `Config` when the layer is built. Timeouts are bounded so that a
@@ -15,7 +19,7 @@ export const DatabaseConfig = Config.all({
   dataDir: Config.String("DATA_DIR").pipe(Config.withDefault("./.data")),
   connectTimeout: Config.Duration("DB_CONNECT_TIMEOUT").pipe(Config.withDefault(Duration.seconds(1))),
   statementTimeout: Config.Duration("DB_STATEMENT_TIMEOUT").pipe(Config.withDefault(Duration.seconds(2))),
-  poolSize: Config.Int("DB_POOL_SIZE").pipe(Config.withDefault(10))
+  poolSize: Config.schema(PoolSize, "DB_POOL_SIZE").pipe(Config.withDefault(10))
 })
 export type DatabaseConfig = Config.Success<typeof DatabaseConfig>
 
