@@ -291,6 +291,18 @@ layer(serverWith(layerTest).pipe(Layer.provideMerge(layerTest)), { excludeTestSe
           assert.strictEqual(head.headers.allow, "POST, OPTIONS")
         }))
 
+      it.effect("matches the published path exactly; anything else is 404", () =>
+        Effect.gen(function*() {
+          const url = yield* baseUrl
+          const body = JSON.stringify({ email: unique(), source: "landing" })
+          for (const path of ["/v1/waitlist/", "/v1/Waitlist", "//v1/waitlist", "/v1/waitlists", "/"]) {
+            const response = yield* send(url, { path, headers: json, body })
+            assert.strictEqual(response.status, 404, path)
+            assert.strictEqual(response.body, "")
+          }
+          expectAnswer(yield* send(url, { path: "/v1/waitlist?x=1", headers: json, body }), 200, joinedBody)
+        }))
+
       it.effect("answers OPTIONS 204 with no CORS header for an origin that is not configured", () =>
         Effect.gen(function*() {
           const url = yield* baseUrl

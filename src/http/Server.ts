@@ -14,10 +14,14 @@ export const RoutesLive = Layer.mergeAll(
 )
 
 /**
- * The routes served by whichever `HttpServer` is provided. Nothing is logged per request: on this path
- * a logger costs as much as the rest of the request does.
+ * The routes served by whichever `HttpServer` is provided. Paths match exactly, as published: no case
+ * folding and no extra slashes, so that no undocumented alias of an operation exists. Nothing is logged
+ * per request: on this path a logger costs as much as the rest of the request does.
  */
-export const HttpLive = HttpRouter.serve(RoutesLive, { disableLogger: true })
+export const HttpLive = HttpRouter.serve(RoutesLive, {
+  disableLogger: true,
+  routerConfig: { caseSensitive: true, ignoreTrailingSlash: false, ignoreDuplicateSlashes: false }
+})
 
 export const ServerConfig = Config.all({
   port: Config.Port("PORT").pipe(Config.withDefault(8080)),

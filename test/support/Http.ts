@@ -33,7 +33,7 @@ export interface RawRequest {
 /** One request on a new connection, exactly as given; the answer with its raw body. */
 export const send = (url: string, options: RawRequest = {}): Effect.Effect<RawResponse> =>
   Effect.callback<RawResponse>((resume) => {
-    const target = new URL(options.path ?? "/v1/waitlist", url)
+    const target = new URL(url + (options.path ?? "/v1/waitlist"))
     const req = request(target, { method: options.method ?? "POST", headers: options.headers, agent: false }, (res) => {
       const parts: Array<Buffer> = []
       res.on("data", (chunk: Buffer) => parts.push(chunk))
