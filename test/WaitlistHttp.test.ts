@@ -431,3 +431,35 @@ layer(serverWith(live).pipe(Layer.provideMerge(live)), { excludeTestServices: tr
       }))
   }
 )
+
+/** Bytes sent as they are on a new connection; everything the server sends back until it closes. */
+const exchange = (url: string, bytes: string) =>
+  Effect.callback<string>((resume) => {
+    const { hostname, port } = new URL(url)
+    const socket = connect(Number(port), hostname)
+    const received: Array<Buffer> = []
+    socket.on("data", (chunk) => received.push(chunk))
+    socket.on("error", () => {})
+    socket.on("close", () => resume(Effect.succeed(Buffer.concat(received).toString("latin1"))))
+    socket.end(bytes)
+  })
+
+layer(serverWith(layerTest), { excludeTestServices: true })("requests the HTTP parser refuses", (it) => {
+  it.effect("are answered 400 invalid_json as JSON, not with Node's bare 400", () =>
+    Effect.gen(function*() {
+      const url = yield* baseUrl
+      const head = "POST /v1/waitlist HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+      for (
+        const request of [
+          `${head}Content-Length: abc\r\n\r\n{}`,
+          `${head}Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}`,
+          `${head}Transfer-Encoding: chunked\r\n\r\n5\r\n{"ema\r\nZZ\r\n`
+        ]
+      ) {
+        const answer = yield* exchange(url, request)
+        assert.match(answer, /^HTTP\/1\.1 400 Bad Request\r\n/, JSON.stringify(request))
+        assert.match(answer, /\r\ncontent-type: application\/json\r\n/i)
+        assert.isTrue(answer.endsWith(`\r\n\r\n${invalidJson}`), answer)
+      }
+    }))
+})

@@ -3,6 +3,8 @@ import { Config, Effect, Layer, Option } from "effect"
 import { HttpRouter } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import { createServer } from "node:http"
+import type { Server } from "node:http"
+import type { Duplex } from "node:stream"
 import { Api } from "./Api.ts"
 import { WaitlistHttpLive, WaitlistMethodsLive } from "./WaitlistHttp.ts"
 
@@ -28,11 +30,37 @@ export const ServerConfig = Config.all({
   host: Config.option(Config.String("HOST"))
 })
 
+const badRequest = `{"error":"invalid_json"}`
+
+/**
+ * A Node HTTP server whose answer to a request it cannot parse (a malformed `Content-Length`, broken
+ * chunked framing, ...) is still one of the contract's bodies: such a request is a client program's
+ * fault, like any other body that is not a well-formed document. A header overflow keeps its 431, and
+ * nothing is written once a response has begun.
+ */
+export const makeNodeServer = (): Server => {
+  const server = createServer()
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
+    const response = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage
+    if (!socket.writable || response?.headersSent === true || error.code?.startsWith("HPE_") !== true) {
+      return socket.destroy()
+    }
+    if (error.code === "HPE_HEADER_OVERFLOW") {
+      return socket.end("HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\n\r\n")
+    }
+    socket.end(
+      "HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\n"
+        + `Content-Length: ${badRequest.length}\r\nConnection: close\r\n\r\n${badRequest}`
+    )
+  })
+  return server
+}
+
 /** A Node HTTP server on `HOST` (all interfaces when unset) and `PORT`. */
 export const NodeServerLive = Layer.unwrap(
   Effect.map(ServerConfig, ({ host, port }) =>
     NodeHttpServer.layer(
-      createServer,
+      makeNodeServer,
       Option.match(host, { onNone: () => ({ port }), onSome: (host) => ({ host, port }) })
     ))
 )

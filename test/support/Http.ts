@@ -3,12 +3,15 @@ import { Effect, Layer } from "effect"
 import { HttpServer } from "effect/http"
 import { request } from "node:http"
 import type { IncomingHttpHeaders } from "node:http"
-import { HttpLive } from "../../src/http/Server.ts"
+import { HttpLive, makeNodeServer } from "../../src/http/Server.ts"
 import type { Waitlist } from "../../src/services/Waitlist.ts"
 
 /** The service's real HTTP stack on an ephemeral port, over the given waitlist. */
 export const serverWith = <E, R>(waitlist: Layer.Layer<Waitlist, E, R>) =>
-  HttpLive.pipe(Layer.provide(waitlist), Layer.provideMerge(NodeHttpServer.layerTest))
+  HttpLive.pipe(
+    Layer.provide(waitlist),
+    Layer.provideMerge(NodeHttpServer.layer(makeNodeServer, { host: "127.0.0.1", port: 0 }))
+  )
 
 export const baseUrl = Effect.map(HttpServer.HttpServer, (server) => {
   const address = server.address
