@@ -7,6 +7,7 @@ import * as Migrations from "../src/services/Migrations.ts"
 import { layerLive, layerTest, Waitlist, withPause } from "../src/services/Waitlist.ts"
 import { baseUrl, comparableHeaders, join, postJson, send, serverWith } from "./support/Http.ts"
 import type { RawResponse } from "./support/Http.ts"
+import { makeTestLayer } from "./support/makeTestLayer.ts"
 import * as TestDatabase from "./support/TestDatabase.ts"
 
 const joinedBody = `{"status":"joined"}`
@@ -350,8 +351,7 @@ layer(
     }))
 })
 
-const failing = (join: Waitlist["Service"]["join"]) =>
-  Layer.effect(Waitlist)(Effect.map(Waitlist, (waitlist) => ({ ...waitlist, join }))).pipe(Layer.provide(layerTest))
+const failing = (join: Waitlist["Service"]["join"]) => makeTestLayer(Waitlist)({ join })
 
 const expectUnavailable = (response: RawResponse, retryAfter: string) => {
   expectAnswer(response, 503, unavailable)
