@@ -1,4 +1,4 @@
-import { Clock, Config, Context, Duration, Effect, HashMap, Layer, Ref, Stream } from "effect"
+import { Clock, Config, Context, Duration, Effect, Fiber, HashMap, Layer, Ref, Stream } from "effect"
 import { SqlClient } from "effect/sql"
 import { Unavailable } from "../schema/Errors.ts"
 import type { Email } from "../schema/Waitlist.ts"
@@ -34,16 +34,24 @@ export const layerLive = Layer.effect(Waitlist)(Effect.gen(function*() {
   const { ready } = yield* Migrations
   const { statementTimeout } = yield* DatabaseConfig
 
+  const scope = yield* Effect.scope
   const unavailable = new Unavailable({ retryAfter: retryAfter.storeFailure })
+  const timedOut = { message: `no answer within ${Duration.format(statementTimeout)}` }
+
   // The one place where infrastructure failures become `Unavailable`: a whole store operation,
-  // waiting for a connection included, is bounded by the statement timeout.
-  const guard = <A, E extends { readonly message: string }, R>(self: Effect.Effect<A, E, R>) =>
-    ready.pipe(
-      Effect.andThen(self),
-      Effect.timeoutOrElse({
-        duration: statementTimeout,
-        orElse: () => Effect.fail({ message: `no answer within ${Duration.format(statementTimeout)}` })
-      }),
+  // waiting for a connection included, is bounded by the statement timeout. The operation runs in a
+  // fiber of its own, and the answer does not wait for it to stop: interrupting a query on a hung
+  // connection makes the client cancel it and drain the connection, which takes seconds more.
+  const guard = <A, E extends { readonly message: string }>(self: Effect.Effect<A, E>) =>
+    Effect.forkIn(Effect.andThen(ready, self), scope).pipe(
+      Effect.flatMap((fiber) =>
+        Fiber.join(fiber).pipe(
+          Effect.timeoutOrElse({
+            duration: statementTimeout,
+            orElse: () => Effect.andThen(Effect.forkIn(Fiber.interrupt(fiber), scope), Effect.fail(timedOut))
+          })
+        )
+      ),
       Effect.catch((error) =>
         Effect.logWarning("waitlist store unavailable", error.message).pipe(Effect.andThen(Effect.fail(unavailable)))
       )
