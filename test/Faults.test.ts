@@ -15,7 +15,7 @@ import { layerLive, Waitlist } from "../src/services/Waitlist.ts"
 import type { RawResponse } from "./support/Http.ts"
 import { baseUrl, join, serverWith } from "./support/Http.ts"
 import * as TcpProxy from "./support/TcpProxy.ts"
-import { adminUrl, kind } from "./support/TestDatabase.ts"
+import { adminUrl, freshPostgresDatabase, kind } from "./support/TestDatabase.ts"
 
 /**
  * The waitlist in front of a database that hangs or goes down: it must answer 503 with a
@@ -62,24 +62,12 @@ const pgliteUpstream = Effect.gen(function*() {
   return { host, port: Number(port), url: new URL(`postgres://postgres@${host}:${port}/postgres`) } satisfies Upstream
 })
 
-const postgresUpstream = (admin: string) => {
-  const name = `waitlist_faults_${process.pid}_${Math.random().toString(36).slice(2, 10)}`
-  const run = (statement: string) =>
-    PgClient.make({ url: Redacted.make(admin), maxConnections: 1 }).pipe(
-      Effect.flatMap((sql) => sql.unsafe(statement)),
-      Effect.scoped,
-      Effect.provide(Reactivity.layer),
-      Effect.orDie
-    )
-  return Effect.acquireRelease(
-    run(`CREATE DATABASE "${name}"`),
-    () => run(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
-  ).pipe(Effect.map((): Upstream => {
-    const url = new URL(admin)
-    url.pathname = `/${name}`
-    return { host: url.hostname, port: Number(url.port === "" ? 5432 : url.port), url }
+const postgresUpstream = (admin: string) =>
+  Effect.map(freshPostgresDatabase(admin), (url): Upstream => ({
+    host: url.hostname,
+    port: Number(url.port === "" ? 5432 : url.port),
+    url
   }))
-}
 
 const upstream = adminUrl === undefined ? pgliteUpstream : postgresUpstream(adminUrl)
 

@@ -9,23 +9,28 @@ import { join } from "node:path"
 export const adminUrl = process.env.TEST_DATABASE_URL
 export const kind = adminUrl === undefined ? "PGlite" : "PostgreSQL"
 
-const freshPostgres = (url: string) => {
+/** A new database on the server of `url`, dropped (with its connections) when the scope closes. */
+export const freshPostgresDatabase = (url: string) => {
   const name = `waitlist_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`
-  const admin = <A, E>(f: (sql: PgClient.PgClient) => Effect.Effect<A, E>) =>
+  const admin = (statement: string) =>
     PgClient.make({ url: Redacted.make(url), maxConnections: 1 }).pipe(
-      Effect.flatMap(f),
+      Effect.flatMap((sql) => sql.unsafe(statement)),
       Effect.scoped,
-      Effect.provide(Reactivity.layer)
+      Effect.provide(Reactivity.layer),
+      Effect.orDie
     )
   return Effect.acquireRelease(
-    admin((sql) => sql.unsafe(`CREATE DATABASE "${name}"`)).pipe(Effect.as(name)),
-    () => admin((sql) => sql.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).pipe(Effect.orDie)
-  ).pipe(Effect.map((name) => {
+    admin(`CREATE DATABASE "${name}"`),
+    () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
+  ).pipe(Effect.map(() => {
     const fresh = new URL(url)
     fresh.pathname = `/${name}`
-    return { DATABASE_URL: fresh.toString() }
+    return fresh
   }))
 }
+
+const freshPostgres = (url: string) =>
+  Effect.map(freshPostgresDatabase(url), (fresh) => ({ DATABASE_URL: fresh.toString() }))
 
 const freshPglite = Effect.acquireRelease(
   Effect.promise(() => mkdtemp(join(tmpdir(), "waitlist-pglite-"))),
