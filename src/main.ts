@@ -5,7 +5,7 @@ import * as Database from "./services/Database.ts"
 import * as Migrations from "./services/Migrations.ts"
 import * as Waitlist from "./services/Waitlist.ts"
 
-const WaitlistLive = Waitlist.withPause(Waitlist.layerLive).pipe(
+const WaitlistLive = Layer.merge(Waitlist.withPause(Waitlist.layerLive), Migrations.migrateOnStart).pipe(
   Layer.provide(Migrations.layer),
   Layer.provide(Database.layer)
 )

@@ -3,8 +3,8 @@ import { PGlite } from "@electric-sql/pglite"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import type { Redacted } from "effect"
 import { Config, Duration, Effect, Layer, Option, Schema } from "effect"
-import { mkdirSync } from "node:fs"
-import { resolve } from "node:path"
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { join, resolve } from "node:path"
 
 const PoolSize = Schema.NumberFromString.pipe(
   Schema.decodeTo(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1000 })))
@@ -34,29 +34,75 @@ const pgSettings = (config: DatabaseConfig) => ({
 const external = (config: DatabaseConfig, url: Redacted.Redacted) =>
   PgClient.layer({ ...pgSettings(config), url, maxConnections: config.poolSize })
 
+const lockFile = "serving.lock"
+
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+/**
+ * PGlite is a single-process database, so one process at a time opens a data directory: the one that
+ * creates `serving.lock`. It writes its pid and then the port it serves on; any other process (the
+ * command line while the service runs, a second service) connects to that port instead. A lock left
+ * by a dead process is taken over. Answers the owner's port, or `undefined` when this process owns it.
+ */
+const claimOrFind = async (dataDir: string): Promise<number | undefined> => {
+  const path = join(dataDir, lockFile)
+  for (let attempt = 0; attempt < 300; attempt++) {
+    try {
+      writeFileSync(path, `${process.pid}`, { flag: "wx" })
+      return undefined
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
+    }
+    const [pid = 0, port = 0] = readFileSync(path, "utf8").trim().split(" ").map(Number)
+    if (!isAlive(pid)) rmSync(path, { force: true })
+    else if (port > 0) return port
+    else await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  throw new Error(`${dataDir} stays locked by a process that does not serve it (${lockFile})`)
+}
+
+const release = (dataDir: string) => {
+  const path = join(dataDir, lockFile)
+  if (readFileSync(path, "utf8").split(" ")[0] === String(process.pid)) rmSync(path, { force: true })
+}
+
 /**
  * PGlite persisted under `DATA_DIR`, served on a loopback port picked at start so that the very same
  * `PgClient` (and so every query, timeout and error path) serves both modes. PGlite has one backend
- * session, so the pool holds one connection: a transaction then never shares its session.
+ * session, serialised by the socket server (which keeps an open transaction to its own connection),
+ * so each client holds one connection.
  */
 const embedded = (config: DatabaseConfig) =>
   Layer.unwrap(Effect.gen(function*() {
-    const server = yield* Effect.acquireRelease(
+    const dataDir = resolve(config.dataDir)
+    const port = yield* Effect.acquireRelease(
       Effect.tryPromise(async () => {
-        const dataDir = resolve(config.dataDir)
         mkdirSync(dataDir, { recursive: true })
+        const owner = await claimOrFind(dataDir)
+        if (owner !== undefined) return { port: owner, server: undefined }
         const db = await PGlite.create({ dataDir })
-        const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0 })
+        const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 16 })
         await server.start()
-        return server
+        const port = Number(server.getServerConn().split(":")[1])
+        writeFileSync(join(dataDir, lockFile), `${process.pid} ${port}`)
+        return { port, server }
       }),
-      (server) => Effect.promise(() => server.stop().then(() => server.db.close()))
-    )
-    const [host, port] = server.getServerConn().split(":")
+      ({ server }) =>
+        server === undefined
+          ? Effect.void
+          : Effect.promise(() => server.stop().then(() => server.db.close()).finally(() => release(dataDir)))
+    ).pipe(Effect.map(({ port }) => port))
     return PgClient.layer({
       ...pgSettings(config),
-      host,
-      port: Number(port),
+      host: "127.0.0.1",
+      port,
       username: "postgres",
       database: "postgres",
       maxConnections: 1

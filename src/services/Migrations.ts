@@ -24,12 +24,13 @@ export const migrations = Migrator.fromRecord({
   "0001_waitlist_members": createWaitlistMembers
 })
 
-const run = Migrator.make({})({ loader: migrations })
+/** Applies the pending migrations; answers those it applied. */
+export const run = Migrator.make({})({ loader: migrations })
 
 /**
- * The schema is migrated at start, but the service must start while the database is down; so the
- * migration is retried in the background, and every store operation first awaits `ready`, which is
- * free once it has succeeded and tries again otherwise.
+ * The schema is migrated before the store is first used, but the service must start while the
+ * database is down: every store operation first awaits `ready`, which is free once the migration has
+ * succeeded and tries again otherwise.
  */
 export class Migrations extends Context.Service<Migrations, {
   readonly ready: Effect.Effect<void, SqlError | Migrator.MigrationError>
@@ -47,11 +48,15 @@ export const layer = Layer.effect(Migrations)(Effect.gen(function*() {
       }))
     )
   ).pipe(lock.withPermits(1))
-  const ready = Effect.suspend(() => done ? Effect.void : migrate)
-  yield* migrate.pipe(
+  return { ready: Effect.suspend(() => done ? Effect.void : migrate) }
+}))
+
+/** The service migrates at start, in the background and until it succeeds, so it starts while the database is down. */
+export const migrateOnStart = Layer.effectDiscard(Effect.gen(function*() {
+  const { ready } = yield* Migrations
+  yield* ready.pipe(
     Effect.tapError((error) => Effect.logWarning("database migration failed; retrying", error.message)),
     Effect.retry(Schedule.spaced("5 seconds")),
     Effect.forkScoped
   )
-  return { ready }
 }))

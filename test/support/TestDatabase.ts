@@ -1,5 +1,6 @@
 import { PgClient } from "@effect/sql-pg"
-import { ConfigProvider, Effect, Redacted } from "effect"
+import { ConfigProvider, Context, Effect, Layer, Redacted } from "effect"
+import type { Scope } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
@@ -38,13 +39,22 @@ const freshPglite = Effect.acquireRelease(
 ).pipe(Effect.map((dir) => ({ DATA_DIR: dir })))
 
 /**
- * Configuration naming a store of its own for one suite: a new database on `TEST_DATABASE_URL`'s
- * server, dropped afterwards, or a new PGlite data directory, removed afterwards.
+ * The environment naming a store of one's own: a new database on `TEST_DATABASE_URL`'s server,
+ * dropped afterwards, or a new PGlite data directory, removed afterwards.
  */
+export const freshStore: Effect.Effect<Record<string, string>, never, Scope.Scope> = adminUrl === undefined
+  ? freshPglite
+  : freshPostgres(adminUrl)
+
+/** Configuration naming a store of its own for one suite (see `freshStore`). */
 export const configLayer = (extra: Record<string, string> = {}) =>
-  ConfigProvider.layer(
-    Effect.map(
-      adminUrl === undefined ? freshPglite : freshPostgres(adminUrl),
-      (store: Record<string, string>) => ConfigProvider.fromUnknown({ ...store, ...extra })
-    )
-  )
+  ConfigProvider.layer(Effect.map(freshStore, (store) => ConfigProvider.fromUnknown({ ...store, ...extra })))
+
+/** `freshStore` as a service, for suites that also hand the store to another process. */
+export class StoreEnv extends Context.Service<StoreEnv, Record<string, string>>()("test/StoreEnv") {}
+
+/** A fresh store, both as configuration for this process's layers and as `StoreEnv`. */
+export const layerWithEnv = Layer.effectContext(Effect.map(freshStore, (store) =>
+  Context.make(StoreEnv, store).pipe(
+    Context.add(ConfigProvider.ConfigProvider, ConfigProvider.fromUnknown(store))
+  )))
