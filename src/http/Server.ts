@@ -6,13 +6,15 @@ import { createServer } from "node:http"
 import type { Server } from "node:http"
 import type { Duplex } from "node:stream"
 import { Api } from "./Api.ts"
+import { LandingPageLive } from "./LandingPage.ts"
 import { WaitlistHttpLive, WaitlistMethodsLive } from "./WaitlistHttp.ts"
 
-/** Every route the service serves: the API, its OpenAPI document and docs page, and the extra methods. */
+/** Every route the service serves: the API, its OpenAPI document and docs page, the extra methods, the landing page. */
 export const RoutesLive = Layer.mergeAll(
   HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pipe(Layer.provide(WaitlistHttpLive)),
   HttpApiScalar.layer(Api, { path: "/docs" }),
-  WaitlistMethodsLive
+  WaitlistMethodsLive,
+  LandingPageLive
 )
 
 /**
