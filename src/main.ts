@@ -1,5 +1,5 @@
 import { NodeRuntime } from "@effect/platform-node"
-import { Layer } from "effect"
+import { Cause, Exit, Layer, Logger, Runtime } from "effect"
 import { HttpLive, NodeServerLive } from "./http/Server.ts"
 import * as Database from "./services/Database.ts"
 import * as Migrations from "./services/Migrations.ts"
@@ -13,6 +13,13 @@ const WaitlistLive = Layer.merge(Waitlist.withPause(Waitlist.layerLive), Migrati
 HttpLive.pipe(
   Layer.provide(WaitlistLive),
   Layer.provide(NodeServerLive),
+  Layer.provide(Logger.layer([Logger.consoleJson])),
   Layer.launch,
-  NodeRuntime.runMain
+  // SIGTERM and SIGINT stop the service gracefully (no new connections, requests in flight finish,
+  // then the pool closes): that is a clean exit, not a failure.
+  (main) =>
+    NodeRuntime.runMain(main, {
+      teardown: (exit, onExit) =>
+        Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) ? onExit(0) : Runtime.defaultTeardown(exit, onExit)
+    })
 )

@@ -6,26 +6,41 @@ import { createServer } from "node:http"
 import type { Server } from "node:http"
 import type { Duplex } from "node:stream"
 import { Api } from "./Api.ts"
+import { HealthLive } from "./Health.ts"
 import { LandingPageLive } from "./LandingPage.ts"
+import * as RequestLog from "./RequestLog.ts"
 import { WaitlistHttpLive, WaitlistMethodsLive } from "./WaitlistHttp.ts"
 
-/** Every route the service serves: the API, its OpenAPI document and docs page, the extra methods, the landing page. */
+/**
+ * Every route the service serves: the API, its OpenAPI document and docs page, the extra methods, the
+ * landing page, and the health checks.
+ */
 export const RoutesLive = Layer.mergeAll(
   HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pipe(Layer.provide(WaitlistHttpLive)),
   HttpApiScalar.layer(Api, { path: "/docs" }),
   WaitlistMethodsLive,
-  LandingPageLive
+  LandingPageLive,
+  HealthLive
 )
 
 /**
  * The routes served by whichever `HttpServer` is provided. Paths match exactly, as published: no case
- * folding and no extra slashes, so that no undocumented alias of an operation exists. Nothing is logged
- * per request: on this path a logger costs as much as the rest of the request does.
+ * folding and no extra slashes, so that no undocumented alias of an operation exists. Effect's own
+ * request logger is off (it costs as much as the rest of the request); `requestLog`, when given, wraps
+ * every request.
  */
-export const HttpLive = HttpRouter.serve(RoutesLive, {
-  disableLogger: true,
-  routerConfig: { caseSensitive: true, ignoreTrailingSlash: false, ignoreDuplicateSlashes: false }
-})
+export const makeHttpLive = (requestLog?: RequestLog.RequestLog) =>
+  HttpRouter.serve(RoutesLive, {
+    disableLogger: true,
+    routerConfig: { caseSensitive: true, ignoreTrailingSlash: false, ignoreDuplicateSlashes: false },
+    ...(requestLog === undefined ? {} : { middleware: requestLog })
+  })
+
+/** The service's HTTP stack, with one JSON log line per request unless `REQUEST_LOG=false`. */
+export const HttpLive = Layer.unwrap(Effect.gen(function*() {
+  const enabled = yield* RequestLog.Enabled
+  return makeHttpLive(enabled ? yield* RequestLog.make() : undefined)
+}))
 
 export const ServerConfig = Config.all({
   port: Config.Port("PORT").pipe(Config.withDefault(8080)),

@@ -20,6 +20,8 @@ export class Waitlist extends Context.Service<Waitlist, {
   readonly count: Effect.Effect<number, Unavailable>
   /** Every member in registration order, with the exact spelling first registered. */
   readonly members: Stream.Stream<Member, Unavailable>
+  /** Succeeds when the store can serve: reachable, migrated, answering within the timeout. */
+  readonly ready: Effect.Effect<void, Unavailable>
 }>()("Waitlist") {}
 
 /** Retry delays sent with `unavailable`: a failing store is usually back soon, a pause lasts. */
@@ -31,7 +33,7 @@ const fromUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
 /** PostgreSQL, through whichever `SqlClient` the `Database` layer provides. */
 export const layerLive = Layer.effect(Waitlist)(Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const { ready } = yield* Migrations
+  const migrations = yield* Migrations
   const { statementTimeout } = yield* DatabaseConfig
 
   const scope = yield* Effect.scope
@@ -43,7 +45,7 @@ export const layerLive = Layer.effect(Waitlist)(Effect.gen(function*() {
   // fiber of its own, and the answer does not wait for it to stop: interrupting a query on a hung
   // connection makes the client cancel it and drain the connection, which takes seconds more.
   const guard = <A, E extends { readonly message: string }>(self: Effect.Effect<A, E>) =>
-    Effect.forkIn(Effect.andThen(ready, self), scope).pipe(
+    Effect.forkIn(Effect.andThen(migrations.ready, self), scope).pipe(
       Effect.flatMap((fiber) =>
         Fiber.join(fiber).pipe(
           Effect.timeoutOrElse({
@@ -78,7 +80,9 @@ export const layerLive = Layer.effect(Waitlist)(Effect.gen(function*() {
     Stream.map((row): Member => ({ email: fromUtf8.decode(row.email) as Email, registeredAt: row.registered_at }))
   )
 
-  return { join, count, members }
+  const ready = guard(sql`SELECT 1`).pipe(Effect.asVoid)
+
+  return { join, count, members, ready }
 }))
 
 /** In memory, with the semantics of `layerLive`: one member per key, first spelling kept, ordered. */
@@ -94,6 +98,7 @@ export const layerTest = Layer.effect(Waitlist)(Effect.gen(function*() {
             : HashMap.set(members, key, { email, registeredAt: new Date(now), seq: HashMap.size(members) })
         })),
     count: Effect.map(Ref.get(store), HashMap.size),
+    ready: Effect.void,
     members: Stream.unwrap(Effect.map(Ref.get(store), (members) =>
       Stream.fromIterable(
         Array.from(HashMap.values(members))

@@ -3,12 +3,18 @@ import { Effect, Layer } from "effect"
 import { HttpServer } from "effect/http"
 import { request } from "node:http"
 import type { IncomingHttpHeaders } from "node:http"
-import { HttpLive, makeNodeServer } from "../../src/http/Server.ts"
+import * as RequestLog from "../../src/http/RequestLog.ts"
+import { makeHttpLive, makeNodeServer } from "../../src/http/Server.ts"
 import type { Waitlist } from "../../src/services/Waitlist.ts"
 
-/** The service's real HTTP stack on an ephemeral port, over the given waitlist. */
-export const serverWith = <E, R>(waitlist: Layer.Layer<Waitlist, E, R>) =>
-  HttpLive.pipe(
+/**
+ * The service's real HTTP stack on an ephemeral port, over the given waitlist; the request log (tested
+ * on its own) goes to `requestLog` when given, and is off otherwise.
+ */
+export const serverWith = <E, R>(waitlist: Layer.Layer<Waitlist, E, R>, requestLog?: (chunk: string) => void) =>
+  Layer.unwrap(
+    requestLog === undefined ? Effect.succeed(makeHttpLive()) : Effect.map(RequestLog.make(requestLog), makeHttpLive)
+  ).pipe(
     Layer.provide(waitlist),
     Layer.provideMerge(NodeHttpServer.layer(makeNodeServer, { host: "127.0.0.1", port: 0 }))
   )

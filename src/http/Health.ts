@@ -1,0 +1,17 @@
+import { Effect, Layer } from "effect"
+import { HttpRouter, HttpServerResponse } from "effect/http"
+import { Waitlist } from "../services/Waitlist.ts"
+
+const alive = HttpServerResponse.jsonUnsafe({ status: "ok" })
+const ready = HttpServerResponse.jsonUnsafe({ status: "ready" })
+const notReady = HttpServerResponse.jsonUnsafe({ status: "unavailable" }, { status: 503 })
+
+/**
+ * For orchestrators: `GET /healthz` answers while the process serves at all; `GET /readyz` only while
+ * the database is reachable (503 otherwise), so that traffic goes elsewhere meanwhile.
+ */
+export const HealthLive = Layer.unwrap(Effect.map(Waitlist, (waitlist) =>
+  Layer.mergeAll(
+    HttpRouter.add("GET", "/healthz", alive),
+    HttpRouter.add("GET", "/readyz", waitlist.ready.pipe(Effect.as(ready), Effect.orElseSucceed(() => notReady)))
+  )))

@@ -1,0 +1,102 @@
+import { assert, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { execFile, spawn } from "node:child_process"
+import { request } from "node:http"
+import * as TestDatabase from "./support/TestDatabase.ts"
+
+const post = (port: number, email: string) =>
+  new Promise<number>((resolve, reject) => {
+    const body = JSON.stringify({ email, source: "landing" })
+    const req = request({
+      host: "127.0.0.1",
+      port,
+      path: "/v1/waitlist",
+      method: "POST",
+      agent: false,
+      headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) }
+    }, (res) => {
+      res.resume()
+      res.on("end", () => resolve(res.statusCode ?? 0))
+      res.on("error", reject)
+    })
+    req.on("error", reject)
+    req.end(body)
+  })
+
+const cliCount = (env: Record<string, string>) =>
+  new Promise<number>((resolve, reject) =>
+    execFile(
+      process.execPath,
+      ["src/cli.ts", "waitlist", "count"],
+      { env: { ...process.env, ...env } },
+      (e, out) => e ? reject(e) : resolve(Number(out.trim()))
+    )
+  )
+
+/**
+ * The service as an operator runs it, stopped with SIGTERM while 16 clients keep registering: it stops
+ * accepting, finishes every request it had accepted, closes the pool and exits 0. A request it accepted
+ * is one it logged; each must have reached its client as a 200 and be stored.
+ */
+it.live("finishes the requests in flight on SIGTERM, loses none, and exits 0", () =>
+  Effect.gen(function*() {
+    const store = yield* TestDatabase.freshStore
+    const port = 21000 + Math.floor(Math.random() * 20000)
+    const server = spawn(process.execPath, ["src/main.ts"], {
+      env: { ...process.env, ...store, PORT: String(port), HOST: "127.0.0.1" },
+      stdio: ["ignore", "pipe", "inherit"]
+    })
+    const lines: Array<string> = []
+    let buffered = ""
+    server.stdout.on("data", (chunk: Buffer) => {
+      buffered += chunk.toString()
+      const complete = buffered.split("\n")
+      buffered = complete.pop()!
+      lines.push(...complete)
+    })
+    const exited = new Promise<number | null>((resolve) => server.on("exit", (code) => resolve(code)))
+    yield* Effect.promise(async () => {
+      for (let waited = 0; !lines.some((line) => line.includes("Listening on")); waited += 50) {
+        if (waited > 20_000) throw new Error(`the service did not start:\n${lines.join("\n")}`)
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+    })
+
+    const run = `${process.pid}.${Date.now().toString(36)}`
+    const answered: Array<number> = []
+    const refused: Record<string, number> = {}
+    let stopped = false
+    const client = async (id: number) => {
+      for (let i = 0; !stopped; i++) {
+        try {
+          answered.push(await post(port, `shutdown.${run}.${id}.${i}@example.com`))
+        } catch (error) {
+          const code = (error as NodeJS.ErrnoException).code ?? String(error)
+          refused[code] = (refused[code] ?? 0) + 1
+          await new Promise((resolve) => setTimeout(resolve, 5))
+        }
+      }
+    }
+    const clients = Array.from({ length: 16 }, (_, id) => client(id))
+    yield* Effect.sleep("1500 millis")
+    const signalled = Date.now()
+    server.kill("SIGTERM")
+    const code = yield* Effect.promise(() => exited)
+    stopped = true
+    yield* Effect.promise(() => Promise.all(clients))
+
+    assert.strictEqual(code, 0, "exit code after SIGTERM")
+    const logged = lines.filter((line) => line.startsWith("{\"time\"")).map((line) => JSON.parse(line))
+    const ok = answered.filter((status) => status === 200).length
+    assert.deepStrictEqual(answered.filter((status) => status !== 200), [], "answers other than 200")
+    assert.isAbove(ok, 50, "too little load to mean anything")
+    assert.strictEqual(logged.length, ok, "requests the service handled but whose answer never arrived")
+    assert.isAbove(
+      logged.filter((entry) => Date.parse(entry.time) >= signalled).length,
+      0,
+      "no request was in flight at SIGTERM"
+    )
+    for (const failure of Object.keys(refused)) assert.oneOf(failure, ["ECONNREFUSED", "ECONNRESET"])
+    assert.strictEqual(yield* Effect.promise(() => cliCount(store)), ok, "members stored")
+    yield* Effect.logInfo(`SIGTERM under load: ${ok} answered 200, then refused: ${JSON.stringify(refused)}`)
+  }), 60_000)
