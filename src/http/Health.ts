@@ -13,5 +13,9 @@ const notReady = HttpServerResponse.jsonUnsafe({ status: "unavailable" }, { stat
 export const HealthLive = Layer.unwrap(Effect.map(Waitlist, (waitlist) =>
   Layer.mergeAll(
     HttpRouter.add("GET", "/healthz", alive),
-    HttpRouter.add("GET", "/readyz", waitlist.ready.pipe(Effect.as(ready), Effect.orElseSucceed(() => notReady)))
+    HttpRouter.add(
+      "GET",
+      "/readyz",
+      Effect.suspend(() => waitlist.ready).pipe(Effect.as(ready), Effect.orElseSucceed(() => notReady))
+    )
   )))
