@@ -10,9 +10,10 @@ const WaitlistLive = Layer.merge(Waitlist.withPause(Waitlist.layerLive), Migrati
   Layer.provide(Database.layer)
 )
 
+// The store is built before the server listens: a request is never accepted before it can be served.
 HttpLive.pipe(
-  Layer.provide(WaitlistLive),
   Layer.provide(NodeServerLive),
+  Layer.provide(WaitlistLive),
   Layer.provide(Logger.layer([Logger.consoleJson])),
   Layer.launch,
   // SIGTERM and SIGINT stop the service gracefully (no new connections, requests in flight finish,

@@ -13,6 +13,7 @@ layer(serverWith(layerTest), { excludeTestServices: true })("the published contr
       assert.strictEqual(document.info.version, "1.0.0")
       const operation = document.paths["/v1/waitlist"].post
       assert.deepStrictEqual(Object.keys(document.paths), ["/v1/waitlist"])
+      assert.strictEqual(operation.operationId, "joinWaitlist")
       assert.deepStrictEqual(Object.keys(operation.responses).sort(), ["200", "400", "422", "503"])
       assert.deepStrictEqual(operation.responses["503"].headers["retry-after"].required, true)
       const { schemas } = document.components
@@ -50,5 +51,7 @@ layer(serverWith(layerTest), { excludeTestServices: true })("the published contr
       assert.match(String(response.headers["content-type"]), /^text\/html/)
       assert.notMatch(response.body, /<script[^>]+src=["']https?:|<link[^>]+href=["']https?:/)
       assert.include(response.body, "/v1/waitlist")
+      // Scalar would otherwise load its fonts from its own CDN.
+      assert.include(response.body, `"withDefaultFonts":false`)
     }))
 })

@@ -282,7 +282,7 @@ layer(serverWith(layerTest).pipe(Layer.provideMerge(layerTest)), { excludeTestSe
       it.effect("answers other methods 405 with Allow", () =>
         Effect.gen(function*() {
           const url = yield* baseUrl
-          for (const method of ["GET", "PUT", "PATCH", "DELETE"]) {
+          for (const method of ["GET", "PUT", "PATCH", "DELETE", "TRACE", "PROPFIND", "PURGE", "SEARCH"]) {
             const response = yield* send(url, { method })
             expectAnswer(response, 405, `{"error":"method_not_allowed"}`)
             assert.strictEqual(response.headers.allow, "POST, OPTIONS")
@@ -453,7 +453,10 @@ layer(serverWith(layerTest), { excludeTestServices: true })("requests the HTTP p
         const request of [
           `${head}Content-Length: abc\r\n\r\n{}`,
           `${head}Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}`,
-          `${head}Transfer-Encoding: chunked\r\n\r\n5\r\n{"ema\r\nZZ\r\n`
+          `${head}Transfer-Encoding: chunked\r\n\r\n5\r\n{"ema\r\nZZ\r\n`,
+          `${head}X-Big: ${"a".repeat(20_000)}\r\nContent-Length: 2\r\n\r\n{}`,
+          `${head}Expect: something-else\r\nContent-Length: 2\r\n\r\n{}`,
+          `FOO /v1/waitlist HTTP/1.1\r\nHost: x\r\n\r\n`
         ]
       ) {
         const answer = yield* exchange(url, request)
@@ -461,5 +464,13 @@ layer(serverWith(layerTest), { excludeTestServices: true })("requests the HTTP p
         assert.match(answer, /\r\ncontent-type: application\/json\r\n/i)
         assert.isTrue(answer.endsWith(`\r\n\r\n${invalidJson}`), answer)
       }
+    }))
+
+  it.effect("CONNECT is answered 405 like any other method", () =>
+    Effect.gen(function*() {
+      const answer = yield* exchange(yield* baseUrl, "CONNECT /v1/waitlist HTTP/1.1\r\nHost: x\r\n\r\n")
+      assert.match(answer, /^HTTP\/1\.1 405 Method Not Allowed\r\n/)
+      assert.match(answer, /\r\nAllow: POST, OPTIONS\r\n/i)
+      assert.isTrue(answer.endsWith(`\r\n\r\n{"error":"method_not_allowed"}`), answer)
     }))
 })

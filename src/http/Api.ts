@@ -12,6 +12,7 @@ export const joinWaitlist = HttpApiEndpoint.post("joinWaitlist", "/v1/waitlist",
   success: Joined,
   error: [InvalidJson, InvalidEmail, UnavailableResponse]
 }).annotateMerge(OpenApi.annotations({
+  identifier: "joinWaitlist",
   summary: "Register an e-mail address for early access",
   description: "Answers the same 200 for a new and for an already registered address."
 }))

@@ -3,7 +3,7 @@ import { Config, Effect, Layer, Option } from "effect"
 import { HttpRouter } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import { createServer } from "node:http"
-import type { Server } from "node:http"
+import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import type { Duplex } from "node:stream"
 import { Api } from "./Api.ts"
 import { HealthLive } from "./Health.ts"
@@ -17,7 +17,8 @@ import { WaitlistHttpLive, WaitlistMethodsLive } from "./WaitlistHttp.ts"
  */
 export const RoutesLive = Layer.mergeAll(
   HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pipe(Layer.provide(WaitlistHttpLive)),
-  HttpApiScalar.layer(Api, { path: "/docs" }),
+  // Scalar's default fonts come from its CDN; the page uses the system's instead.
+  HttpApiScalar.layer(Api, { path: "/docs", scalar: { withDefaultFonts: false } }),
   WaitlistMethodsLive,
   LandingPageLive,
   HealthLive
@@ -48,26 +49,54 @@ export const ServerConfig = Config.all({
 })
 
 const badRequest = `{"error":"invalid_json"}`
+const badRequestResponse = "HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\n"
+  + `Content-Length: ${badRequest.length}\r\nConnection: close\r\n\r\n${badRequest}`
+const methodNotAllowed = `{"error":"method_not_allowed"}`
+
+type Pending = readonly [IncomingMessage, ServerResponse]
 
 /**
- * A Node HTTP server whose answer to a request it cannot parse (a malformed `Content-Length`, broken
- * chunked framing, ...) is still one of the contract's bodies: such a request is a client program's
- * fault, like any other body that is not a well-formed document. A header overflow keeps its 431, and
- * nothing is written once a response has begun.
+ * The Node HTTP server under the service, with what Node answers by itself made to keep the contract:
+ *
+ * - A request Node cannot parse (a malformed `Content-Length`, broken chunked framing, oversized
+ *   headers, an unknown method) never reaches a handler; it is a client program's fault, like any other
+ *   body that is not a well-formed document, so it gets the contract's 400 body, not Node's bare one.
+ *   Nothing is written once a response has begun.
+ * - An `Expect` other than `100-continue` likewise (Node would answer a bare 417); `CONNECT` gets 405.
+ * - Requests that arrive after the port opens but before the routes are attached wait for them: Node
+ *   would otherwise hand them to nobody, and they would never be answered.
  */
 export const makeNodeServer = (): Server => {
-  const server = createServer()
+  const pending: Array<Pending> = []
+  const server = createServer((request, response) => {
+    // Until the service's own handler is attached, this is the only listener.
+    if (server.listenerCount("request") === 1) pending.push([request, response])
+  })
+  server.on("newListener", (event: string | symbol, listener: (...args: Pending) => void) => {
+    if (event === "request" && pending.length > 0) {
+      setImmediate(() => {
+        for (const [request, response] of pending.splice(0)) listener(request, response)
+      })
+    }
+  })
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
     const response = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage
     if (!socket.writable || response?.headersSent === true || error.code?.startsWith("HPE_") !== true) {
       return socket.destroy()
     }
-    if (error.code === "HPE_HEADER_OVERFLOW") {
-      return socket.end("HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\n\r\n")
-    }
+    socket.end(badRequestResponse)
+  })
+  server.on("checkExpectation", (_request: IncomingMessage, response: ServerResponse) => {
+    response.writeHead(400, {
+      "content-type": "application/json",
+      "content-length": badRequest.length,
+      connection: "close"
+    }).end(badRequest)
+  })
+  server.on("connect", (_request: IncomingMessage, socket: Duplex) => {
     socket.end(
-      "HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\n"
-        + `Content-Length: ${badRequest.length}\r\nConnection: close\r\n\r\n${badRequest}`
+      "HTTP/1.1 405 Method Not Allowed\r\nAllow: POST, OPTIONS\r\nContent-Type: application/json\r\n"
+        + `Content-Length: ${methodNotAllowed.length}\r\nConnection: close\r\n\r\n${methodNotAllowed}`
     )
   })
   return server

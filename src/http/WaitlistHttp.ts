@@ -2,6 +2,7 @@ import { ByteSize, Cause, Config, Effect, Layer } from "effect"
 import { HttpEffect, HttpIncomingMessage, HttpRouter, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import type { HttpServerRequest } from "effect/http/HttpServerRequest"
+import { METHODS } from "node:http"
 import { InvalidJson, Unavailable } from "../schema/Errors.ts"
 import { decodeJoinDocument, joined } from "../schema/Waitlist.ts"
 import { retryAfter, Waitlist } from "../services/Waitlist.ts"
@@ -101,11 +102,13 @@ const preflight = Effect.gen(function*() {
   }
 })
 
+// Every method Node parses but POST and OPTIONS; HEAD is routed as GET, CONNECT never reaches routes.
+const otherMethods = METHODS.filter((method) => !["POST", "OPTIONS", "HEAD", "CONNECT"].includes(method))
+
 /** What the contract does not list but HTTP expects of the path: 405 for other methods, preflight. */
 export const WaitlistMethodsLive = Layer.unwrap(Effect.map(preflight, (handler) =>
   Layer.mergeAll(
     HttpRouter.add("OPTIONS", path, handler),
-    ...(["GET", "PUT", "PATCH", "DELETE", "QUERY"] as const).map((method) =>
-      HttpRouter.add(method, path, methodNotAllowed)
-    )
+    // The router's signature lists the common methods only; it routes any method name.
+    ...otherMethods.map((method) => HttpRouter.add(method as "GET", path, methodNotAllowed))
   )))

@@ -10,15 +10,30 @@ const PoolSize = Schema.NumberFromString.pipe(
   Schema.decodeTo(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1000 })))
 )
 
+const PostgresUrl = Schema.Redacted(Schema.String.check(Schema.makeFilter((value) => {
+  try {
+    const { protocol } = new URL(value)
+    return protocol === "postgres:" || protocol === "postgresql:" || "expected a postgres:// or postgresql:// URL"
+  } catch {
+    return "expected a postgres:// or postgresql:// URL"
+  }
+})))
+
+const PositiveDuration = Schema.DurationFromString.check(
+  Schema.makeFilter((duration) => Duration.isGreaterThan(duration, Duration.zero) || "expected a duration above zero")
+)
+
 /**
  * Settings of the store, read through `Config` when the layer is built. Timeouts are bounded so that a
  * hung or unreachable database is answered with `unavailable` well within the waitlist's 3 s.
  */
 export const DatabaseConfig = Config.all({
-  url: Config.option(Config.Redacted("DATABASE_URL")),
+  url: Config.option(Config.schema(PostgresUrl, "DATABASE_URL")),
   dataDir: Config.String("DATA_DIR").pipe(Config.withDefault("./.data")),
-  connectTimeout: Config.Duration("DB_CONNECT_TIMEOUT").pipe(Config.withDefault(Duration.seconds(1))),
-  statementTimeout: Config.Duration("DB_STATEMENT_TIMEOUT").pipe(Config.withDefault(Duration.seconds(2))),
+  connectTimeout: Config.schema(PositiveDuration, "DB_CONNECT_TIMEOUT").pipe(Config.withDefault(Duration.seconds(1))),
+  statementTimeout: Config.schema(PositiveDuration, "DB_STATEMENT_TIMEOUT").pipe(
+    Config.withDefault(Duration.seconds(2))
+  ),
   poolSize: Config.schema(PoolSize, "DB_POOL_SIZE").pipe(Config.withDefault(10))
 })
 export type DatabaseConfig = Config.Success<typeof DatabaseConfig>
@@ -68,6 +83,19 @@ const claimOrFind = async (dataDir: string): Promise<number | undefined> => {
   throw new Error(`${dataDir} stays locked by a process that does not serve it (${lockFile})`)
 }
 
+/** Serves the data directory to this process and others, or finds the process that already does. */
+const open = async (dataDir: string) => {
+  mkdirSync(dataDir, { recursive: true })
+  const owner = await claimOrFind(dataDir)
+  if (owner !== undefined) return { port: owner, server: undefined }
+  const db = await PGlite.create({ dataDir })
+  const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 16 })
+  await server.start()
+  const port = Number(server.getServerConn().split(":")[1])
+  writeFileSync(join(dataDir, lockFile), `${process.pid} ${port}`)
+  return { port, server }
+}
+
 const release = (dataDir: string) => {
   const path = join(dataDir, lockFile)
   if (readFileSync(path, "utf8").split(" ")[0] === String(process.pid)) rmSync(path, { force: true })
@@ -83,16 +111,9 @@ const embedded = (config: DatabaseConfig) =>
   Layer.unwrap(Effect.gen(function*() {
     const dataDir = resolve(config.dataDir)
     const port = yield* Effect.acquireRelease(
-      Effect.tryPromise(async () => {
-        mkdirSync(dataDir, { recursive: true })
-        const owner = await claimOrFind(dataDir)
-        if (owner !== undefined) return { port: owner, server: undefined }
-        const db = await PGlite.create({ dataDir })
-        const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 16 })
-        await server.start()
-        const port = Number(server.getServerConn().split(":")[1])
-        writeFileSync(join(dataDir, lockFile), `${process.pid} ${port}`)
-        return { port, server }
+      Effect.tryPromise({
+        try: () => open(dataDir),
+        catch: (cause) => new Error(`DATA_DIR ${dataDir} cannot hold the embedded database`, { cause })
       }),
       ({ server }) =>
         server === undefined

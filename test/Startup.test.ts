@@ -1,0 +1,53 @@
+import { assert, it } from "@effect/vitest"
+import { ConfigProvider, Effect, Exit, Fiber } from "effect"
+import type { AddressInfo } from "node:net"
+import { makeNodeServer } from "../src/http/Server.ts"
+import { DatabaseConfig } from "../src/services/Database.ts"
+import { send } from "./support/Http.ts"
+
+it.live("a request that arrives before the routes are attached waits for them", () =>
+  Effect.gen(function*() {
+    const server = makeNodeServer()
+    yield* Effect.acquireRelease(
+      Effect.callback<void>((resume) => {
+        server.listen(0, "127.0.0.1", () => resume(Effect.void))
+      }),
+      () => Effect.sync(() => server.close())
+    )
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    const early = yield* Effect.forkChild(
+      send(url, { method: "GET", path: "/early" }).pipe(Effect.timeout("5 seconds"))
+    )
+    yield* Effect.sleep("200 millis")
+    server.on("request", (request, response) => response.end(`late handler saw ${request.url}`))
+    const answer = yield* Fiber.join(early)
+    assert.strictEqual(answer.body, "late handler saw /early")
+  }))
+
+const readConfig = (env: Record<string, string>) =>
+  Effect.gen(function*() {
+    return yield* DatabaseConfig
+  }).pipe(
+    Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromUnknown(env)),
+    Effect.exit
+  )
+
+it.effect("configuration the store cannot use stops start-up, naming the variable and not the secret", () =>
+  Effect.gen(function*() {
+    for (
+      const [name, value] of [
+        ["DATABASE_URL", "garbage"],
+        ["DATABASE_URL", "mysql://user:secret@db.example/x"],
+        ["DB_STATEMENT_TIMEOUT", "0 millis"],
+        ["DB_CONNECT_TIMEOUT", "-5 seconds"],
+        ["DB_POOL_SIZE", "0"]
+      ] as const
+    ) {
+      const exit = yield* readConfig({ [name]: value })
+      assert.isTrue(Exit.isFailure(exit), `${name}=${value} was accepted`)
+      const message = String(Exit.isFailure(exit) ? exit.cause : "")
+      assert.include(message, name)
+      assert.notInclude(message, "secret")
+    }
+    assert.isTrue(Exit.isSuccess(yield* readConfig({ DATABASE_URL: "postgresql://u:p@db.example:5432/w" })))
+  }))
