@@ -8,7 +8,7 @@ import * as Waitlist from "./services/Waitlist.ts"
 
 const StoreLive = Waitlist.layerLive.pipe(
   Layer.provide(Migrations.layer),
-  Layer.provideMerge(Database.layer)
+  Layer.provideMerge(Database.layerCommand)
 )
 
 Command.run(Cli.make(StoreLive), { version: "0.1.0" }).pipe(

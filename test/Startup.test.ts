@@ -1,7 +1,11 @@
 import { assert, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Exit, Fiber } from "effect"
+import { ConfigProvider, Effect, Exit, Fiber, Layer } from "effect"
+import { mkdtemp, rm } from "node:fs/promises"
 import type { AddressInfo } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { makeNodeServer } from "../src/http/Server.ts"
+import * as Database from "../src/services/Database.ts"
 import { DatabaseConfig } from "../src/services/Database.ts"
 import { send } from "./support/Http.ts"
 
@@ -40,6 +44,7 @@ it.effect("configuration the store cannot use stops start-up, naming the variabl
         ["DATABASE_URL", "mysql://user:secret@db.example/x"],
         ["DB_STATEMENT_TIMEOUT", "0 millis"],
         ["DB_CONNECT_TIMEOUT", "-5 seconds"],
+        ["DB_STATEMENT_TIMEOUT", "1 hour"],
         ["DB_POOL_SIZE", "0"]
       ] as const
     ) {
@@ -51,3 +56,22 @@ it.effect("configuration the store cannot use stops start-up, naming the variabl
     }
     assert.isTrue(Exit.isSuccess(yield* readConfig({ DATABASE_URL: "postgresql://u:p@db.example:5432/w" })))
   }))
+
+it.effect(
+  "a second service on the same embedded data directory stops, naming the directory",
+  () =>
+    Effect.gen(function*() {
+      const dir = yield* Effect.acquireRelease(
+        Effect.promise(() => mkdtemp(join(tmpdir(), "waitlist-owner-"))),
+        (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
+      )
+      const config = Layer.succeed(ConfigProvider.ConfigProvider)(ConfigProvider.fromUnknown({ DATA_DIR: dir }))
+      yield* Layer.build(Database.layer.pipe(Layer.provide(config)))
+      const second = yield* Layer.build(Database.layer.pipe(Layer.provide(config))).pipe(Effect.scoped, Effect.exit)
+      assert.isTrue(Exit.isFailure(second))
+      const message = String(Exit.isFailure(second) ? second.cause : "")
+      assert.include(message, "DATA_DIR")
+      assert.include(message, "already served by process")
+    }),
+  60_000
+)

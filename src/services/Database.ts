@@ -19,8 +19,13 @@ const PostgresUrl = Schema.Redacted(Schema.String.check(Schema.makeFilter((value
   }
 })))
 
-const PositiveDuration = Schema.DurationFromString.check(
-  Schema.makeFilter((duration) => Duration.isGreaterThan(duration, Duration.zero) || "expected a duration above zero")
+// A store operation, waiting for a connection included, must end in time for the waitlist to answer
+// within 3 s (waitlist.md, rule 3), whatever the settings.
+const Timeout = Schema.DurationFromString.check(
+  Schema.makeFilter((duration) =>
+    (Duration.isGreaterThan(duration, Duration.zero) && Duration.isLessThanOrEqualTo(duration, Duration.millis(2500)))
+    || "expected a duration above zero and at most 2500 millis"
+  )
 )
 
 /**
@@ -30,8 +35,8 @@ const PositiveDuration = Schema.DurationFromString.check(
 export const DatabaseConfig = Config.all({
   url: Config.option(Config.schema(PostgresUrl, "DATABASE_URL")),
   dataDir: Config.String("DATA_DIR").pipe(Config.withDefault("./.data")),
-  connectTimeout: Config.schema(PositiveDuration, "DB_CONNECT_TIMEOUT").pipe(Config.withDefault(Duration.seconds(1))),
-  statementTimeout: Config.schema(PositiveDuration, "DB_STATEMENT_TIMEOUT").pipe(
+  connectTimeout: Config.schema(Timeout, "DB_CONNECT_TIMEOUT").pipe(Config.withDefault(Duration.seconds(1))),
+  statementTimeout: Config.schema(Timeout, "DB_STATEMENT_TIMEOUT").pipe(
     Config.withDefault(Duration.seconds(2))
   ),
   poolSize: Config.schema(PoolSize, "DB_POOL_SIZE").pipe(Config.withDefault(10))
@@ -60,45 +65,61 @@ const isAlive = (pid: number) => {
   }
 }
 
+/** The service serves its data directory; the command line borrows it for the length of a command. */
+export type Role = "service" | "command"
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
 /**
  * PGlite is a single-process database, so one process at a time opens a data directory: the one that
- * creates `serving.lock`. It writes its pid and then the port it serves on; any other process (the
- * command line while the service runs, a second service) connects to that port instead. A lock left
- * by a dead process is taken over. Answers the owner's port, or `undefined` when this process owns it.
+ * creates `serving.lock`, which holds its pid, then its port and role. The command line connects to a
+ * service's port; a service waits for a command to finish rather than depend on it, and refuses to
+ * share a directory with another service (which could not outlive it). A lock left by a dead process
+ * is taken over. Answers the owner's port, or `undefined` once this process owns the directory.
  */
-const claimOrFind = async (dataDir: string): Promise<number | undefined> => {
+const claimOrFind = async (dataDir: string, role: Role): Promise<number | undefined> => {
   const path = join(dataDir, lockFile)
-  for (let attempt = 0; attempt < 300; attempt++) {
+  for (let attempt = 0; attempt < 600; attempt++) {
     try {
       writeFileSync(path, `${process.pid}`, { flag: "wx" })
       return undefined
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
     }
-    const [pid = 0, port = 0] = readFileSync(path, "utf8").trim().split(" ").map(Number)
-    if (!isAlive(pid)) rmSync(path, { force: true })
-    else if (port > 0) return port
-    else await new Promise((resolve) => setTimeout(resolve, 100))
+    const [pid = "0", port = "0", owner] = readFileSync(path, "utf8").trim().split(" ")
+    if (!isAlive(Number(pid))) {
+      rmSync(path, { force: true })
+    } else if (owner === "service" && role === "service") {
+      throw new Error(`the embedded database is already served by process ${pid}; use DATABASE_URL to run several`)
+    } else if (owner === "service" && Number(port) > 0) {
+      return Number(port)
+    } else {
+      await sleep(100)
+    }
   }
-  throw new Error(`${dataDir} stays locked by a process that does not serve it (${lockFile})`)
+  throw new Error(`${path} stays held by process ${readFileSync(path, "utf8").split(" ")[0]}`)
 }
 
-/** Serves the data directory to this process and others, or finds the process that already does. */
-const open = async (dataDir: string) => {
+/** Opens the data directory and serves it on a loopback port, or finds the service that does. */
+const open = async (dataDir: string, role: Role) => {
   mkdirSync(dataDir, { recursive: true })
-  const owner = await claimOrFind(dataDir)
+  const owner = await claimOrFind(dataDir, role)
   if (owner !== undefined) return { port: owner, server: undefined }
   const db = await PGlite.create({ dataDir })
   const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 16 })
   await server.start()
   const port = Number(server.getServerConn().split(":")[1])
-  writeFileSync(join(dataDir, lockFile), `${process.pid} ${port}`)
+  writeFileSync(join(dataDir, lockFile), `${process.pid} ${port} ${role}`)
   return { port, server }
 }
 
 const release = (dataDir: string) => {
   const path = join(dataDir, lockFile)
-  if (readFileSync(path, "utf8").split(" ")[0] === String(process.pid)) rmSync(path, { force: true })
+  try {
+    if (readFileSync(path, "utf8").split(" ")[0] === String(process.pid)) rmSync(path, { force: true })
+  } catch {
+    // Already gone: nothing to release.
+  }
 }
 
 /**
@@ -107,13 +128,13 @@ const release = (dataDir: string) => {
  * session, serialised by the socket server (which keeps an open transaction to its own connection),
  * so each client holds one connection.
  */
-const embedded = (config: DatabaseConfig) =>
+const embedded = (config: DatabaseConfig, role: Role) =>
   Layer.unwrap(Effect.gen(function*() {
     const dataDir = resolve(config.dataDir)
     const port = yield* Effect.acquireRelease(
       Effect.tryPromise({
-        try: () => open(dataDir),
-        catch: (cause) => new Error(`DATA_DIR ${dataDir} cannot hold the embedded database`, { cause })
+        try: () => open(dataDir, role),
+        catch: (cause) => new Error(`DATA_DIR ${dataDir}: ${(cause as Error).message}`, { cause })
       }),
       ({ server }) =>
         server === undefined
@@ -130,11 +151,18 @@ const embedded = (config: DatabaseConfig) =>
     })
   }))
 
-/** The store: external PostgreSQL when `DATABASE_URL` is set, otherwise the embedded PGlite. */
-export const layer = Layer.unwrap(Effect.gen(function*() {
-  const config = yield* DatabaseConfig
-  return Option.match(config.url, {
-    onNone: () => embedded(config),
-    onSome: (url) => external(config, url)
-  })
-}))
+/**
+ * The store: external PostgreSQL when `DATABASE_URL` is set, otherwise the embedded PGlite, opened as
+ * the service (`layer`) or as a command that borrows it (`layerCommand`).
+ */
+const layerAs = (role: Role) =>
+  Layer.unwrap(Effect.gen(function*() {
+    const config = yield* DatabaseConfig
+    return Option.match(config.url, {
+      onNone: () => embedded(config, role),
+      onSome: (url) => external(config, url)
+    })
+  }))
+
+export const layer = layerAs("service")
+export const layerCommand = layerAs("command")
