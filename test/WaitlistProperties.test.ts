@@ -26,6 +26,9 @@ const insertAt = (address: string, position: number, inserted: string) => {
   return [...points.slice(0, at), inserted, ...points.slice(at)].join("")
 }
 
+/** Valid addresses with room for one more code point, so that inserting one breaks no length rule. */
+const roomyAddress = validAddress.filter((address) => codePointLength(address) < emailMaxLength)
+
 /** Each breaks exactly one rule of a valid address and keeps the others. */
 const breakOne: ReadonlyArray<[string, fc.Arbitrary<string>]> = [
   [
@@ -38,23 +41,23 @@ const breakOne: ReadonlyArray<[string, fc.Arbitrary<string>]> = [
   [
     "whitespace",
     fc.tuple(
-      validAddress,
+      roomyAddress,
       fc.nat(),
       fc.constantFrom(" ", "\t", "\n", "\r", "\u00a0", "\u2028", "\u3000", "\ufeff", "\u000b")
     ).map(([address, at, space]) => insertAt(address, at, space))
   ],
   ["no @", validAddress.map((address) => address.replace("@", ""))],
-  ["a second @", fc.tuple(validAddress, fc.nat()).map(([address, at]) => insertAt(address, at, "@"))],
-  ["an empty domain label", validAddress.map((address) => address.replace(/\.([^.]*)$/u, "..$1"))],
-  ["a domain ending in a dot", validAddress.map((address) => `${address}.`)],
-  ["a domain starting with a dot", validAddress.map((address) => address.replace("@", "@."))],
+  ["a second @", fc.tuple(roomyAddress, fc.nat()).map(([address, at]) => insertAt(address, at, "@"))],
+  ["an empty domain label", roomyAddress.map((address) => address.replace(/\.([^.]*)$/u, "..$1"))],
+  ["a domain ending in a dot", roomyAddress.map((address) => `${address}.`)],
+  ["a domain starting with a dot", roomyAddress.map((address) => address.replace("@", "@."))],
   [
     "a single-label domain",
     validAddress.map((address) => address.slice(0, address.indexOf(".", address.indexOf("@"))))
   ],
   [
     "an unpaired surrogate",
-    fc.tuple(validAddress, fc.nat(), fc.integer({ min: 0xd800, max: 0xdfff })).map(([address, at, unit]) =>
+    fc.tuple(roomyAddress, fc.nat(), fc.integer({ min: 0xd800, max: 0xdfff })).map(([address, at, unit]) =>
       insertAt(address, at, String.fromCharCode(unit))
     )
   ]

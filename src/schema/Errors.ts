@@ -30,7 +30,7 @@ export const RetryAfterSeconds = Schema.Int.check(Schema.isBetween({ minimum: 1,
  */
 export class Unavailable extends Schema.Error<Unavailable>("Unavailable")({
   retryAfter: RetryAfterSeconds
-}) {
+}, { httpApiStatus: 503 }) {
   override readonly [ErrorReporter.ignore] = true
 }
 

@@ -40,10 +40,13 @@ export const layerLive = Layer.effect(Waitlist)(Effect.gen(function*() {
   const unavailable = new Unavailable({ retryAfter: retryAfter.storeFailure })
   const timedOut = { message: `no answer within ${Duration.format(statementTimeout)}` }
 
-  // The one place where infrastructure failures become `Unavailable`: a whole store operation,
-  // waiting for a connection included, is bounded by the statement timeout. The operation runs in a
-  // fiber of its own, and the answer does not wait for it to stop: interrupting a query on a hung
-  // connection makes the client cancel it and drain the connection, which takes seconds more.
+  // The one place where infrastructure failures become `Unavailable`, logged without the address.
+  const toUnavailable = (error: { readonly message: string }) =>
+    Effect.logWarning("waitlist store unavailable", error.message).pipe(Effect.andThen(Effect.fail(unavailable)))
+
+  // A whole store operation, waiting for a connection included, is bounded by the statement timeout.
+  // The operation runs in a fiber of its own, and the answer does not wait for it to stop: interrupting
+  // a query on a hung connection makes the client cancel it and drain the connection, seconds more.
   const guard = <A, E extends { readonly message: string }>(self: Effect.Effect<A, E>) =>
     Effect.forkIn(Effect.andThen(migrations.ready, self), scope).pipe(
       Effect.flatMap((fiber) =>
@@ -54,9 +57,7 @@ export const layerLive = Layer.effect(Waitlist)(Effect.gen(function*() {
           })
         )
       ),
-      Effect.catch((error) =>
-        Effect.logWarning("waitlist store unavailable", error.message).pipe(Effect.andThen(Effect.fail(unavailable)))
-      )
+      Effect.catch(toUnavailable)
     )
 
   // One statement for a new and a known address, and it writes in both cases, so that both commit
@@ -76,7 +77,7 @@ export const layerLive = Layer.effect(Waitlist)(Effect.gen(function*() {
     sql<{ readonly email: Uint8Array; readonly registered_at: Date }>`
       SELECT email, registered_at FROM waitlist_members ORDER BY id`.stream
   ))).pipe(
-    Stream.mapError(() => unavailable),
+    Stream.catch((error) => Stream.fromEffect(toUnavailable(error))),
     Stream.map((row): Member => ({ email: fromUtf8.decode(row.email) as Email, registeredAt: row.registered_at }))
   )
 
