@@ -27,21 +27,12 @@ export const RoutesLive = Layer.mergeAll(
 /**
  * The routes served by whichever `HttpServer` is provided. Paths match exactly, as published: no case
  * folding and no extra slashes, so that no undocumented alias of an operation exists. Effect's own
- * request logger is off (it costs as much as the rest of the request); `requestLog`, when given, wraps
- * every request.
+ * request logger is off: it costs as much as the rest of the request (see `RequestLog`).
  */
-export const makeHttpLive = (requestLog?: RequestLog.RequestLog) =>
-  HttpRouter.serve(RoutesLive, {
-    disableLogger: true,
-    routerConfig: { caseSensitive: true, ignoreTrailingSlash: false, ignoreDuplicateSlashes: false },
-    ...(requestLog === undefined ? {} : { middleware: requestLog })
-  })
-
-/** The service's HTTP stack, with one JSON log line per request unless `REQUEST_LOG=false`. */
-export const HttpLive = Layer.unwrap(Effect.gen(function*() {
-  const enabled = yield* RequestLog.Enabled
-  return makeHttpLive(enabled ? yield* RequestLog.make() : undefined)
-}))
+export const HttpLive = HttpRouter.serve(RoutesLive, {
+  disableLogger: true,
+  routerConfig: { caseSensitive: true, ignoreTrailingSlash: false, ignoreDuplicateSlashes: false }
+})
 
 export const ServerConfig = Config.all({
   port: Config.Port("PORT").pipe(Config.withDefault(8080)),
@@ -65,10 +56,12 @@ type Pending = readonly [IncomingMessage, ServerResponse]
  * - An `Expect` other than `100-continue` likewise (Node would answer a bare 417); `CONNECT` gets 405.
  * - Requests that arrive after the port opens but before the routes are attached wait for them: Node
  *   would otherwise hand them to nobody, and they would never be answered.
+ * - With a `requestLog`, every request is logged once answered.
  */
-export const makeNodeServer = (): Server => {
+export const makeNodeServer = (requestLog?: RequestLog.RequestLog): Server => {
   const pending: Array<Pending> = []
   const server = createServer((request, response) => {
+    requestLog?.track(request, response)
     // Until the service's own handler is attached, this is the only listener.
     if (server.listenerCount("request") === 1) pending.push([request, response])
   })
@@ -102,11 +95,16 @@ export const makeNodeServer = (): Server => {
   return server
 }
 
-/** A Node HTTP server on `HOST` (all interfaces when unset) and `PORT`. */
-export const NodeServerLive = Layer.unwrap(
-  Effect.map(ServerConfig, ({ host, port }) =>
-    NodeHttpServer.layer(
-      makeNodeServer,
-      Option.match(host, { onNone: () => ({ port }), onSome: (host) => ({ host, port }) })
-    ))
-)
+/**
+ * A Node HTTP server on `HOST` (all interfaces when unset) and `PORT`, with one JSON log line per
+ * request unless `REQUEST_LOG=false`. The log is built first, so that it is flushed after the server
+ * has answered its last request.
+ */
+export const NodeServerLive = Layer.unwrap(Effect.gen(function*() {
+  const { host, port } = yield* ServerConfig
+  const requestLog = (yield* RequestLog.Enabled) ? yield* RequestLog.make() : undefined
+  return NodeHttpServer.layer(
+    () => makeNodeServer(requestLog),
+    Option.match(host, { onNone: () => ({ port }), onSome: (host) => ({ host, port }) })
+  )
+}))

@@ -4,7 +4,7 @@ import { HttpServer } from "effect/http"
 import { request } from "node:http"
 import type { IncomingHttpHeaders } from "node:http"
 import * as RequestLog from "../../src/http/RequestLog.ts"
-import { makeHttpLive, makeNodeServer } from "../../src/http/Server.ts"
+import { HttpLive, makeNodeServer } from "../../src/http/Server.ts"
 import type { Waitlist } from "../../src/services/Waitlist.ts"
 
 /**
@@ -12,11 +12,12 @@ import type { Waitlist } from "../../src/services/Waitlist.ts"
  * on its own) goes to `requestLog` when given, and is off otherwise.
  */
 export const serverWith = <E, R>(waitlist: Layer.Layer<Waitlist, E, R>, requestLog?: (chunk: string) => void) =>
-  Layer.unwrap(
-    requestLog === undefined ? Effect.succeed(makeHttpLive()) : Effect.map(RequestLog.make(requestLog), makeHttpLive)
-  ).pipe(
+  HttpLive.pipe(
     Layer.provide(waitlist),
-    Layer.provideMerge(NodeHttpServer.layer(makeNodeServer, { host: "127.0.0.1", port: 0 }))
+    Layer.provideMerge(Layer.unwrap(Effect.map(
+      requestLog === undefined ? Effect.succeed(undefined) : RequestLog.make(requestLog),
+      (log) => NodeHttpServer.layer(() => makeNodeServer(log), { host: "127.0.0.1", port: 0 })
+    )))
   )
 
 export const baseUrl = Effect.map(HttpServer.HttpServer, (server) => {
