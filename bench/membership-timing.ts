@@ -11,9 +11,10 @@ import { Effect, Redacted } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
-import { Agent, request } from "node:http"
+import { Agent } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import * as Post from "./Post.ts"
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 2000)
 const dataDir = mkdtempSync(join(tmpdir(), "waitlist-bench-"))
@@ -45,27 +46,7 @@ await new Promise<void>((resolve, reject) => {
 })
 
 const agent = new Agent({ keepAlive: true, maxSockets: 1 })
-const post = (email: string) =>
-  new Promise<number>((resolve, reject) => {
-    const body = JSON.stringify({ email, source: "landing" })
-    const started = process.hrtime.bigint()
-    const req = request({
-      host: "127.0.0.1",
-      port,
-      path: "/v1/waitlist",
-      method: "POST",
-      agent,
-      headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) }
-    }, (res) => {
-      res.resume()
-      res.on("end", () => {
-        if (res.statusCode !== 200) reject(new Error(`status ${res.statusCode}`))
-        else resolve(Number(process.hrtime.bigint() - started) / 1000)
-      })
-    })
-    req.on("error", reject)
-    req.end(body)
-  })
+const post = (email: string) => Post.post(port, agent, JSON.stringify({ email, source: "landing" }), 200)
 
 const run = Date.now().toString(36)
 const known: Array<string> = []

@@ -12,6 +12,7 @@ import { mkdtempSync, openSync, rmSync } from "node:fs"
 import { Agent, request } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { post } from "./Post.ts"
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 3)
 const rounds = Number(process.env.BENCH_ROUNDS_LOG ?? 3)
@@ -53,21 +54,7 @@ const load = async (port: number) => {
   let done = 0
   const client = async () => {
     while (performance.now() < until) {
-      await new Promise<void>((resolve, reject) => {
-        const req = request({
-          host: "127.0.0.1",
-          port,
-          path: "/v1/waitlist",
-          method: "POST",
-          agent,
-          headers: { "content-type": "application/json", "content-length": body.length }
-        }, (res) => {
-          res.resume()
-          res.on("end", () => (res.statusCode === 422 ? resolve() : reject(new Error(`status ${res.statusCode}`))))
-        })
-        req.on("error", reject)
-        req.end(body)
-      })
+      await post(port, agent, body, 422)
       done++
     }
   }
