@@ -1,9 +1,7 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer, Schema, Stream } from "effect"
 import { Email } from "../src/schema/Waitlist.ts"
-import * as Database from "../src/services/Database.ts"
-import * as Migrations from "../src/services/Migrations.ts"
-import { layerLive, layerTest, Waitlist } from "../src/services/Waitlist.ts"
+import { layerStore, layerTest, Waitlist } from "../src/services/Waitlist.ts"
 import * as TestDatabase from "./support/TestDatabase.ts"
 
 const email = Schema.decodeUnknownSync(Email)
@@ -90,10 +88,6 @@ describe("Waitlist", () => {
   behaviour("Test layer (in memory)", layerTest)
   behaviour(
     `Live layer (${TestDatabase.kind})`,
-    layerLive.pipe(
-      Layer.provide(Migrations.layer),
-      Layer.provide(Database.layer),
-      Layer.provide(TestDatabase.configLayer())
-    )
+    layerStore().pipe(Layer.provide(TestDatabase.configLayer()))
   )
 })

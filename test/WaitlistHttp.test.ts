@@ -2,9 +2,7 @@ import { assert, describe, layer } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer, Stream } from "effect"
 import { connect } from "node:net"
 import { Unavailable } from "../src/schema/Errors.ts"
-import * as Database from "../src/services/Database.ts"
-import * as Migrations from "../src/services/Migrations.ts"
-import { layerLive, layerTest, Waitlist, withPause } from "../src/services/Waitlist.ts"
+import { layerStore, layerTest, Waitlist, withPause } from "../src/services/Waitlist.ts"
 import { baseUrl, comparableHeaders, join, postJson, send, serverWith } from "./support/Http.ts"
 import type { RawResponse } from "./support/Http.ts"
 import { makeTestLayer } from "./support/makeTestLayer.ts"
@@ -392,11 +390,7 @@ layer(
     }))
 })
 
-const live = layerLive.pipe(
-  Layer.provide(Migrations.layer),
-  Layer.provide(Database.layer),
-  Layer.provide(TestDatabase.configLayer())
-)
+const live = layerStore().pipe(Layer.provide(TestDatabase.configLayer()))
 
 layer(serverWith(live).pipe(Layer.provideMerge(live)), { excludeTestServices: true })(
   `POST /v1/waitlist (Live layer on ${TestDatabase.kind})`,

@@ -3,8 +3,9 @@ import { SqlClient } from "effect/sql"
 import { Unavailable } from "../schema/Errors.ts"
 import type { Email } from "../schema/Waitlist.ts"
 import { emailKey } from "../schema/Waitlist.ts"
+import * as Database from "./Database.ts"
 import { DatabaseConfig } from "./Database.ts"
-import { Migrations } from "./Migrations.ts"
+import * as Migrations from "./Migrations.ts"
 
 export interface Member {
   readonly email: Email
@@ -33,7 +34,7 @@ const fromUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
 /** PostgreSQL, through whichever `SqlClient` the `Database` layer provides. */
 export const layerLive = Layer.effect(Waitlist)(Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const migrations = yield* Migrations
+  const migrations = yield* Migrations.Migrations
   const { statementTimeout } = yield* DatabaseConfig
 
   const scope = yield* Effect.scope
@@ -85,6 +86,13 @@ export const layerLive = Layer.effect(Waitlist)(Effect.gen(function*() {
 
   return { join, count, members, ready }
 }))
+
+/**
+ * The Live waitlist on its migrated store, with the store's `SqlClient`: as the service opens it
+ * (`Database.layer`, the default) or as a command borrows it (`Database.layerCommand`).
+ */
+export const layerStore = (database: typeof Database.layer = Database.layer) =>
+  layerLive.pipe(Layer.provide(Migrations.layer), Layer.provideMerge(database))
 
 /** In memory, with the semantics of `layerLive`: one member per key, first spelling kept, ordered. */
 export const layerTest = Layer.effect(Waitlist)(Effect.gen(function*() {
