@@ -6,13 +6,13 @@ import { METHODS } from "node:http"
 import { InvalidJson, Unavailable } from "../schema/Errors.ts"
 import { decodeJoinDocument, joined } from "../schema/Waitlist.ts"
 import { retryAfter, Waitlist } from "../services/Waitlist.ts"
-import { Api } from "./Api.ts"
+import { Api, joinWaitlist } from "./Api.ts"
 
 /** Larger bodies are refused unread (waitlist.md, rule 1). */
-export const maxBodyBytes = 64 * 1024
 const maxBodySize = ByteSize.kibibytes(64)
+const maxBodyBytes = ByteSize.toNumberUnsafe(maxBodySize)
 
-const path = "/v1/waitlist"
+const path = joinWaitlist.path
 
 /** `application/json`, with any parameters, in any case. */
 const isJson = (contentType: string | undefined): boolean => {

@@ -102,9 +102,6 @@ export const decodeJoinDocument = (body: Uint8Array): Result.Result<Email, Inval
   } catch {
     return Result.fail(new InvalidJson())
   }
-  if (typeof document !== "object" || document === null || Array.isArray(document)) {
-    return Result.fail(new InvalidJson())
-  }
   const shape = decodeShape(document)
   if (Option.isNone(shape)) return Result.fail(new InvalidJson())
   const email = shape.value.email
