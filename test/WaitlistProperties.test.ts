@@ -63,38 +63,28 @@ const breakOne: ReadonlyArray<[string, fc.Arbitrary<string>]> = [
   ]
 ]
 
-const runs = { numRuns: 150 }
+/** Every address `addresses` generates is answered with exactly `status` and `body`. */
+const everyAnswer = (addresses: fc.Arbitrary<string>, status: number, body: string) =>
+  Effect.gen(function*() {
+    const url = yield* baseUrl
+    yield* Effect.promise(() =>
+      fc.assert(
+        fc.asyncProperty(addresses, async (address) => {
+          const answer = await Effect.runPromise(join(url, address))
+          assert.strictEqual(answer.status, status, JSON.stringify(address))
+          assert.strictEqual(answer.body, body)
+        }),
+        { numRuns: 150 }
+      )
+    )
+  })
 
 layer(serverWith(layerTest), { excludeTestServices: true })("waitlist properties", (it) => {
   it.effect("every address satisfying every rule is answered 200", () =>
-    Effect.gen(function*() {
-      const url = yield* baseUrl
-      yield* Effect.promise(() =>
-        fc.assert(
-          fc.asyncProperty(validAddress, async (address) => {
-            const answer = await Effect.runPromise(join(url, address))
-            assert.strictEqual(answer.status, 200, JSON.stringify(address))
-            assert.strictEqual(answer.body, `{"status":"joined"}`)
-          }),
-          runs
-        )
-      )
-    }))
+    everyAnswer(validAddress, 200, `{"status":"joined"}`))
 
   for (const [rule, arbitrary] of breakOne) {
     it.effect(`an address with ${rule} (and no other fault) is answered 422`, () =>
-      Effect.gen(function*() {
-        const url = yield* baseUrl
-        yield* Effect.promise(() =>
-          fc.assert(
-            fc.asyncProperty(arbitrary, async (address) => {
-              const answer = await Effect.runPromise(join(url, address))
-              assert.strictEqual(answer.status, 422, JSON.stringify(address))
-              assert.strictEqual(answer.body, `{"error":"invalid_email"}`)
-            }),
-            runs
-          )
-        )
-      }))
+      everyAnswer(arbitrary, 422, `{"error":"invalid_email"}`))
   }
 })
