@@ -10,12 +10,14 @@ const notReady = HttpServerResponse.jsonUnsafe({ status: "unavailable" }, { stat
  * For orchestrators: `GET /healthz` answers while the process serves at all; `GET /readyz` only while
  * the database is reachable (503 otherwise), so that traffic goes elsewhere meanwhile.
  */
-export const HealthLive = Layer.unwrap(Effect.map(Waitlist, (waitlist) =>
-  Layer.mergeAll(
-    HttpRouter.add("GET", "/healthz", alive),
-    HttpRouter.add(
-      "GET",
-      "/readyz",
-      Effect.suspend(() => waitlist.ready).pipe(Effect.as(ready), Effect.orElseSucceed(() => notReady))
+export const HealthLive = Layer.mergeAll(
+  HttpRouter.add("GET", "/healthz", alive),
+  HttpRouter.add(
+    "GET",
+    "/readyz",
+    Effect.flatMap(Waitlist, (waitlist) => waitlist.ready).pipe(
+      Effect.as(ready),
+      Effect.orElseSucceed(() => notReady)
     )
-  )))
+  )
+)
