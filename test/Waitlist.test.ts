@@ -36,6 +36,19 @@ const behaviour = (name: string, store: Layer.Layer<Waitlist, unknown>) =>
         assert.strictEqual(yield* waitlist.count, before + 1)
       }))
 
+    it.effect("answers and stores every one of many concurrent joins, repeats included", () =>
+      Effect.gen(function*() {
+        const waitlist = yield* Waitlist
+        const before = yield* waitlist.count
+        // More than one batch can hold, each address twice in two spellings, all at once.
+        const addresses = Array.from({ length: 300 }, () => unique("Crowd"))
+        const joins = addresses.flatMap((address) => [address, address.toLowerCase()])
+        yield* Effect.forEach(joins, (address) => waitlist.join(email(address)), { concurrency: "unbounded" })
+        assert.strictEqual(yield* waitlist.count, before + addresses.length)
+        const stored = new Set((yield* members).map((m) => m.email as string))
+        for (const address of addresses) assert.isTrue(stored.has(address), address)
+      }))
+
     it.effect("stores every accepted string exactly: U+0000, controls, quotes, astral characters", () =>
       Effect.gen(function*() {
         const waitlist = yield* Waitlist
@@ -84,10 +97,25 @@ const behaviour = (name: string, store: Layer.Layer<Waitlist, unknown>) =>
       }))
   })
 
+const live = layerStore().pipe(Layer.provide(TestDatabase.configLayer()))
+
 describe("Waitlist", () => {
   behaviour("Test layer (in memory)", layerTest)
-  behaviour(
-    `Live layer (${TestDatabase.kind})`,
-    layerStore().pipe(Layer.provide(TestDatabase.configLayer()))
-  )
+  behaviour(`Live layer (${TestDatabase.kind})`, live)
 })
+
+layer(live, { timeout: "60 seconds", excludeTestServices: true })(
+  `Live layer batching (${TestDatabase.kind})`,
+  (it) => {
+    it.effect("writes concurrent joins with a few statements, not one each", () =>
+      Effect.gen(function*() {
+        const waitlist = yield* Waitlist
+        const addresses = Array.from({ length: 300 }, () => unique("Batch"))
+        yield* Effect.forEach(addresses, (address) => waitlist.join(email(address)), { concurrency: "unbounded" })
+        // A statement's rows share its transaction's `now()`: one registration time per statement.
+        const wanted = new Set(addresses)
+        const times = new Set((yield* members).filter((m) => wanted.has(m.email)).map((m) => m.registeredAt.getTime()))
+        assert.isAtMost(times.size, 10, `${times.size} statements for ${addresses.length} joins`)
+      }))
+  }
+)

@@ -1,4 +1,19 @@
-import { Clock, Config, Context, Duration, Effect, Fiber, HashMap, Layer, Ref, Stream } from "effect"
+import {
+  Clock,
+  Config,
+  Context,
+  Duration,
+  Effect,
+  Exit,
+  Fiber,
+  HashMap,
+  Latch,
+  Layer,
+  Ref,
+  Request,
+  RequestResolver,
+  Stream
+} from "effect"
 import { SqlClient } from "effect/sql"
 import { Unavailable } from "../schema/Errors.ts"
 import type { Email } from "../schema/Waitlist.ts"
@@ -31,6 +46,13 @@ export const retryAfter = { storeFailure: 5, paused: 30 } as const
 const utf8 = new TextEncoder()
 const fromUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
 
+/** One address to add to the waitlist, written with whichever others arrive at the same time. */
+class Join extends Request.Class<{ readonly email: Email; readonly arrivedAt: number }, void, Unavailable> {}
+
+/** The most members written by one statement, and the most statements writing members at once. */
+const maxBatchSize = 256
+const concurrentBatches = 2
+
 /** PostgreSQL, through whichever `SqlClient` the `Database` layer provides. */
 export const layerLive = Layer.effect(Waitlist)(Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -48,12 +70,15 @@ export const layerLive = Layer.effect(Waitlist)(Effect.gen(function*() {
   // A whole store operation, waiting for a connection included, is bounded by the statement timeout.
   // The operation runs in a fiber of its own, and the answer does not wait for it to stop: interrupting
   // a query on a hung connection makes the client cancel it and drain the connection, seconds more.
-  const guard = <A, E extends { readonly message: string }>(self: Effect.Effect<A, E>) =>
+  const guard = <A, E extends { readonly message: string }>(
+    self: Effect.Effect<A, E>,
+    timeout: Duration.Duration = statementTimeout
+  ) =>
     Effect.forkIn(Effect.andThen(migrations.ready, self), scope).pipe(
       Effect.flatMap((fiber) =>
         Fiber.join(fiber).pipe(
           Effect.timeoutOrElse({
-            duration: statementTimeout,
+            duration: timeout,
             orElse: () => Effect.andThen(Effect.forkIn(Fiber.interrupt(fiber), scope), Effect.fail(timedOut))
           })
         )
@@ -61,14 +86,58 @@ export const layerLive = Layer.effect(Waitlist)(Effect.gen(function*() {
       Effect.catch(toUnavailable)
     )
 
-  // One statement for a new and a known address, and it writes in both cases, so that both commit
-  // and flush alike: the answer cannot reveal membership, by its bytes or by its timing.
-  const join = (email: Email) =>
-    guard(
+  // Concurrent joins are written together: each batch is one statement and one commit, however many
+  // members it holds. A batch starts as soon as fewer than `concurrentBatches` are being written, so a
+  // join waits for no timer, and under load the batches grow instead of the queue for connections.
+  // Every address of a batch, new or known, is answered by the same commit: a batch cannot reveal
+  // membership by its timing, and the statement writes for a known address too.
+  const clock = yield* Clock.Clock
+  const timeoutMillis = Duration.toMillis(statementTimeout)
+  const batches = { inFlight: 0, slotFree: Latch.makeUnsafe(true) }
+
+  const writeBatch = (entries: ReadonlyArray<Request.Entry<Join>>) => {
+    // Each join is answered within the statement timeout of its arrival, waiting for a batch included;
+    // the batch's oldest join, the first, has the least time left. A batch ahead of it ends by its own
+    // first join's deadline, which is earlier: no join waits on more than one timeout.
+    const left = entries[0]!.request.arrivedAt + timeoutMillis - clock.currentTimeMillisUnsafe()
+    if (left <= 0) return toUnavailable(timedOut)
+    // One row per address (a statement may touch a row once), the first spelling kept; rows are locked
+    // in key order, so that concurrent batches never wait on each other in a cycle.
+    const members = new Map<string, Email>()
+    for (const { request } of entries) {
+      const key = emailKey(request.email)
+      if (!members.has(key)) members.set(key, request.email)
+    }
+    const keys = Array.from(members.keys()).sort()
+    return guard(
       sql`
-      INSERT INTO waitlist_members (email_key, email) VALUES (${utf8.encode(emailKey(email))}, ${utf8.encode(email)})
-      ON CONFLICT (email_key) DO UPDATE SET last_submitted_at = now()`.raw
+      INSERT INTO waitlist_members (email_key, email)
+      SELECT email_key, email FROM unnest(
+        ${keys.map((key) => utf8.encode(key))}::bytea[], ${keys.map((key) => utf8.encode(members.get(key)!))}::bytea[]
+      ) AS batch(email_key, email)
+      ON CONFLICT (email_key) DO UPDATE SET last_submitted_at = now()`.raw,
+      Duration.millis(left)
     )
+  }
+
+  const resolver = RequestResolver.make<Join>((entries) =>
+    Effect.suspend(() => {
+      if (++batches.inFlight >= concurrentBatches) batches.slotFree.closeUnsafe()
+      return Effect.exit(writeBatch(entries))
+    }).pipe(
+      Effect.map((exit) => {
+        const answer = Exit.asVoid(exit)
+        for (const entry of entries) entry.completeUnsafe(answer)
+      }),
+      Effect.ensuring(Effect.sync(() => {
+        batches.inFlight--
+        batches.slotFree.openUnsafe()
+      }))
+    )
+  ).pipe(RequestResolver.setDelayEffect(batches.slotFree.await), RequestResolver.batchN(maxBatchSize))
+
+  const join = (email: Email) =>
+    Effect.request(new Join({ email, arrivedAt: clock.currentTimeMillisUnsafe() }), resolver)
 
   const count = guard(sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM waitlist_members`).pipe(
     Effect.map(([row]) => row?.n ?? 0)
