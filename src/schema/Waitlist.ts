@@ -86,6 +86,11 @@ export type Joined = typeof Joined.Type
 
 export const joined: Joined = { status: "joined" }
 
+// The refusals carry no data, so one instance of each serves every request: building an error captures
+// a stack trace, which cost a quarter of the CPU of a 422 answer.
+const invalidJson = new InvalidJson()
+const invalidEmail = new InvalidEmail()
+
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
 const decodeShape = Schema.decodeUnknownOption(JoinRequestShape, { onExcessProperty: "error" })
 const isEmail = Schema.is(Email)
@@ -100,10 +105,10 @@ export const decodeJoinDocument = (body: Uint8Array): Result.Result<Email, Inval
   try {
     document = JSON.parse(strictUtf8.decode(body))
   } catch {
-    return Result.fail(new InvalidJson())
+    return Result.fail(invalidJson)
   }
   const shape = decodeShape(document)
-  if (Option.isNone(shape)) return Result.fail(new InvalidJson())
+  if (Option.isNone(shape)) return Result.fail(invalidJson)
   const email = shape.value.email
-  return isEmail(email) ? Result.succeed(email) : Result.fail(new InvalidEmail())
+  return isEmail(email) ? Result.succeed(email) : Result.fail(invalidEmail)
 }
