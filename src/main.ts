@@ -1,4 +1,4 @@
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Exit, Layer, Logger, Runtime } from "effect"
 import { HttpLive, NodeServerLive } from "./http/Server.ts"
 import * as Database from "./services/Database.ts"

@@ -1,6 +1,4 @@
 import { PgClient } from "@effect/sql-pg"
-import { PGlite } from "@electric-sql/pglite"
-import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import type { Redacted } from "effect"
 import { Config, Duration, Effect, Layer, Option, Schema } from "effect"
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
@@ -105,6 +103,11 @@ const open = async (dataDir: string, role: Role) => {
   mkdirSync(dataDir, { recursive: true })
   const owner = await claimOrFind(dataDir, role)
   if (owner !== undefined) return { port: owner, server: undefined }
+  // Loaded only here: a service on PostgreSQL does not carry the embedded database in its memory.
+  const [{ PGlite }, { PGLiteSocketServer }] = await Promise.all([
+    import("@electric-sql/pglite"),
+    import("@electric-sql/pglite-socket")
+  ])
   const db = await PGlite.create({ dataDir })
   const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 16 })
   await server.start()

@@ -51,7 +51,7 @@ class Join extends Request.Class<{ readonly email: Email; readonly arrivedAt: nu
 
 /** The most members written by one statement, and the most statements writing members at once. */
 const maxBatchSize = 256
-const concurrentBatches = 2
+const concurrentBatches = 4
 
 /** PostgreSQL, through whichever `SqlClient` the `Database` layer provides. */
 export const layerLive = Layer.effect(Waitlist)(Effect.gen(function*() {
