@@ -20,8 +20,32 @@ const createWaitlistMembers = Effect.gen(function*() {
     )`
 })
 
+/**
+ * Accounts own API keys (and, through them, Jobs). A key is stored as the SHA-256 of its text, never
+ * the text; `scopes` is space-separated.
+ */
+const createAccountsAndApiKeys = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`
+    CREATE TABLE accounts (
+      id text PRIMARY KEY,
+      name text NOT NULL UNIQUE,
+      created_at timestamptz NOT NULL DEFAULT now()
+    )`
+  yield* sql`
+    CREATE TABLE api_keys (
+      id text PRIMARY KEY,
+      account_id text NOT NULL REFERENCES accounts (id),
+      key_hash bytea NOT NULL UNIQUE,
+      scopes text NOT NULL,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      revoked_at timestamptz
+    )`
+})
+
 export const migrations = Migrator.fromRecord({
-  "0001_waitlist_members": createWaitlistMembers
+  "0001_waitlist_members": createWaitlistMembers,
+  "0002_accounts_and_api_keys": createAccountsAndApiKeys
 })
 
 /** Applies the pending migrations; answers those it applied. */
