@@ -1,0 +1,49 @@
+import { Context, Effect, Layer } from "effect"
+import type { DateTime } from "effect"
+import type { ConstraintInput, Objective, Question } from "../schema/Constraint.ts"
+
+export interface Answer {
+  readonly questionId: string
+  readonly question: string
+  readonly answer: string
+}
+
+export interface InterpretInput {
+  /** The User's words, verbatim (1 to 10,000 characters). */
+  readonly request: string
+  /** The caller's constraints. */
+  readonly constraints: ReadonlyArray<ConstraintInput>
+  /** Every answer given so far, oldest first. */
+  readonly answers: ReadonlyArray<Answer>
+  /** The Job's creation time: relative dates resolve against it. */
+  readonly createdAt: DateTime.Utc
+}
+
+export interface Understood {
+  readonly _tag: "Understood"
+  readonly objective: Objective
+  /** The interpreted constraints only, never the caller's. */
+  readonly constraints: ReadonlyArray<ConstraintInput>
+}
+
+export interface NeedsInput {
+  readonly _tag: "NeedsInput"
+  readonly objective: Objective | null
+  readonly constraints: ReadonlyArray<ConstraintInput>
+  readonly questions: ReadonlyArray<Question>
+}
+
+export type Interpretation = Understood | NeedsInput
+
+/**
+ * Reads what the User wants from their words, the caller's constraints and the answers given so far.
+ * It never fails: what it cannot read becomes a question.
+ */
+export class Interpreter extends Context.Service<Interpreter, {
+  readonly interpret: (input: InterpretInput) => Effect.Effect<Interpretation>
+}>()("Interpreter") {}
+
+/** Rule-based, deterministic and offline: no network, no model. */
+export const layerLive: Layer.Layer<Interpreter> = Layer.succeed(Interpreter)({
+  interpret: () => Effect.die("not implemented yet")
+})
