@@ -20,7 +20,10 @@ export class InvalidJsonBody extends Schema.Error<InvalidJsonBody>("InvalidJsonB
 /** 400: a POST without a usable `Idempotency-Key` (1 to 255 visible ASCII characters). */
 export class IdempotencyKeyRequired extends Schema.Error<IdempotencyKeyRequired>("IdempotencyKeyRequired")(
   body("idempotency_key_required", "IdempotencyKeyRequired"),
-  { httpApiStatus: 400, description: "The Idempotency-Key header is missing or is not 1 to 255 visible ASCII characters." }
+  {
+    httpApiStatus: 400,
+    description: "The Idempotency-Key header is missing or is not 1 to 255 visible ASCII characters."
+  }
 ) {
   override readonly [ErrorReporter.ignore] = true
 }
@@ -101,7 +104,8 @@ export const IdempotencyKeyInUseResponse = IdempotencyKeyInUse.pipe(
     }),
     headers: { "retry-after": retryAfterHeader }
   }, {
-    decode: ({ body, headers }) => new IdempotencyKeyInUse({ message: body.message, retryAfter: headers["retry-after"] }),
+    decode: ({ body, headers }) =>
+      new IdempotencyKeyInUse({ message: body.message, retryAfter: headers["retry-after"] }),
     encode: (error) => ({
       body: { error: "idempotency_key_in_use" as const, message: error.message },
       headers: { "retry-after": error.retryAfter }
@@ -141,7 +145,8 @@ export const ServiceUnavailableResponse = ServiceUnavailable.pipe(
     }),
     headers: { "retry-after": retryAfterHeader }
   }, {
-    decode: ({ body, headers }) => new ServiceUnavailable({ message: body.message, retryAfter: headers["retry-after"] }),
+    decode: ({ body, headers }) =>
+      new ServiceUnavailable({ message: body.message, retryAfter: headers["retry-after"] }),
     encode: (error) => ({
       body: { error: "unavailable" as const, message: error.message },
       headers: { "retry-after": error.retryAfter }

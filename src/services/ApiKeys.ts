@@ -119,14 +119,14 @@ export const layerLive = Layer.effect(ApiKeys)(Effect.gen(function*() {
     if (!keyPattern.test(text)) return Effect.succeedNone
     return guard(sql<{ readonly id: string; readonly account_id: string; readonly scopes: string }>`
       SELECT id, account_id, scopes FROM api_keys WHERE key_hash = ${hash(text)} AND revoked_at IS NULL`).pipe(
-        Effect.map(([row]) =>
-          row === undefined ? Option.none() : Option.some<Principal>({
-            accountId: row.account_id as AccountId,
-            keyId: row.id as ApiKeyId,
-            scopes: new Set(parseScopes(row.scopes))
-          })
-        )
+      Effect.map(([row]) =>
+        row === undefined ? Option.none() : Option.some<Principal>({
+          accountId: row.account_id as AccountId,
+          keyId: row.id as ApiKeyId,
+          scopes: new Set(parseScopes(row.scopes))
+        })
       )
+    )
   }
 
   return { create, list, revoke, authenticate }
@@ -168,13 +168,16 @@ export const layerTest = Layer.effect(ApiKeys)(Effect.gen(function*() {
         })),
     list: Effect.map(Ref.get(state), ({ keys }) => Array.from(keys.values(), info)),
     revoke: (id) =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        Ref.modify(state, (current): readonly [Effect.Effect<KeyInfo, NotFound>, State] => {
-          const key = current.keys.get(id)
-          if (key === undefined) return [Effect.fail(keyNotFound(id)), current]
-          const revoked = key.revokedAt === null ? { ...key, revokedAt: new Date(now) } : key
-          return [Effect.succeed(info(revoked)), { ...current, keys: new Map(current.keys).set(id, revoked) }]
-        })).pipe(Effect.flatten),
+      Effect.flatMap(
+        Clock.currentTimeMillis,
+        (now) =>
+          Ref.modify(state, (current): readonly [Effect.Effect<KeyInfo, NotFound>, State] => {
+            const key = current.keys.get(id)
+            if (key === undefined) return [Effect.fail(keyNotFound(id)), current]
+            const revoked = key.revokedAt === null ? { ...key, revokedAt: new Date(now) } : key
+            return [Effect.succeed(info(revoked)), { ...current, keys: new Map(current.keys).set(id, revoked) }]
+          })
+      ).pipe(Effect.flatten),
     authenticate: (key) =>
       Effect.map(Ref.get(state), ({ keys }) => {
         const text = Redacted.value(key)
