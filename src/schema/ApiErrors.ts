@@ -96,22 +96,15 @@ const retryAfterHeader = Schema.NumberFromString.annotate({
   description: "Whole seconds to wait before retrying."
 }).pipe(Schema.decodeTo(RetryAfterSeconds))
 
-export const IdempotencyKeyInUseResponse = IdempotencyKeyInUse.pipe(
-  HttpApiSchema.encodeToWithHeaders({
-    body: body("idempotency_key_in_use", "IdempotencyKeyInUse").annotate({
-      description: "A request with this Idempotency-Key is in progress; retry after Retry-After seconds.",
-      httpApiStatus: 409
-    }),
-    headers: { "retry-after": retryAfterHeader }
-  }, {
-    decode: ({ body, headers }) =>
-      new IdempotencyKeyInUse({ message: body.message, retryAfter: headers["retry-after"] }),
-    encode: (error) => ({
-      body: { error: "idempotency_key_in_use" as const, message: error.message },
-      headers: { "retry-after": error.retryAfter }
-    })
-  })
-)
+/**
+ * `IdempotencyKeyInUse` as the OpenAPI document shows it: a 409 shares its status with
+ * `invalid_state` and `revision_mismatch`, and an HttpApi response with headers cannot share one, so
+ * its `Retry-After` is described rather than declared.
+ */
+export const IdempotencyKeyInUseBody = body("idempotency_key_in_use", "IdempotencyKeyInUse").annotate({
+  description: "A request with this Idempotency-Key is in progress; retry after the seconds in Retry-After.",
+  httpApiStatus: 409
+})
 
 /** 422: the document is JSON but not a valid request (a message says what is wrong). */
 export class InvalidRequest extends Schema.Error<InvalidRequest>("InvalidRequest")(
