@@ -228,7 +228,7 @@ export const layerLive = Layer.effect(Jobs)(Effect.gen(function*() {
           WHERE account_id = ${accountId}
             ${options.status === undefined ? sql`` : sql`AND status = ${options.status}`}
             ${before === undefined ? sql`` : sql`AND seq < ${before}`}
-          ORDER BY seq DESC LIMIT ${options.limit + 1}`
+          ORDER BY jobs.seq DESC LIMIT ${options.limit + 1}`
         const page = rows.slice(0, options.limit)
         return {
           data: page.map((row) => JobLifecycle.toView(parse(row.record))),
@@ -252,7 +252,7 @@ export const layerLive = Layer.effect(Jobs)(Effect.gen(function*() {
         }>`
           SELECT position::text AS position, job_revision, type, data, occurred_at FROM job_events
           WHERE account_id = ${accountId} AND job_id = ${id} AND xid < pg_snapshot_xmin(pg_current_snapshot())
-          ORDER BY position`
+          ORDER BY job_events.position`
         return rows.map((row): JobEvent => ({
           position: Number(row.position),
           jobId: id as JobId,
