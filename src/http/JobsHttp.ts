@@ -6,7 +6,6 @@ import { createHash } from "node:crypto"
 import {
   IdempotencyKeyInUse,
   IdempotencyKeyRequired,
-  IdempotencyKeyReused,
   InvalidJsonBody,
   InvalidRequest,
   InvalidState,
@@ -14,7 +13,7 @@ import {
   RevisionMismatch,
   ServiceUnavailable
 } from "../schema/ApiErrors.ts"
-import type { JobError } from "../schema/ApiErrors.ts"
+import type { IdempotencyKeyReused, JobError } from "../schema/ApiErrors.ts"
 import type { AccountId } from "../schema/ApiKey.ts"
 import { canonicalJson } from "../schema/Canonical.ts"
 import { Unavailable } from "../schema/Errors.ts"
@@ -125,10 +124,12 @@ const parseBody = (request: HttpServerRequest, body: Uint8Array, emptyAllowed: b
 const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex")
 
 /** jobs.md: the method, the path as sent, and the SHA-256 of the body's JCS form ("" for no body). */
+export const fingerprintOf = (method: string, path: string, document: unknown) =>
+  sha256(`${method} ${path}\n${document === undefined ? "" : sha256(canonicalJson(document))}`)
+
 const fingerprint = (request: HttpServerRequest, document: unknown) => {
   const end = request.url.indexOf("?")
-  const path = end === -1 ? request.url : request.url.slice(0, end)
-  return sha256(`${request.method} ${path}\n${document === undefined ? "" : sha256(canonicalJson(document))}`)
+  return fingerprintOf(request.method, end === -1 ? request.url : request.url.slice(0, end), document)
 }
 
 /** Visible ASCII, 1 to 255 characters. */
@@ -220,7 +221,16 @@ export const JobsHttpLive = HttpApiBuilder.group(PreviewApi, "Jobs", (handlers) 
     const decodeCreate = decodeDocument(CreateJobRequest)
     const decodeConstraints = decodeDocument(ChangeConstraintsRequest)
     const decodeAnswers = decodeDocument(AnswerQuestionsRequest)
-    const decodeCancel = decodeDocument(CancelJobRequest)
+    // An empty schema lets any member through; a cancellation takes none.
+    const decodeCancel = (document: unknown) =>
+      Result.flatMap(decodeDocument(CancelJobRequest)(document), (input) => {
+        const [member] = Object.keys(document as object)
+        return member === undefined
+          ? Result.succeed(input)
+          : Result.fail(
+            new InvalidRequest({ message: `${member} is not allowed here: a cancellation takes no document.` })
+          )
+      })
 
     return handlers
       .handleRaw("createJob", ({ request }) =>

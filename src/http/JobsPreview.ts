@@ -36,4 +36,6 @@ export const PreviewHttpLive = HttpRouter.serve(PreviewRoutesLive, serveOptions)
  * services are not built at all (no background work runs).
  */
 export const layer = <E, R>(jobs: Layer.Layer<Jobs | Idempotency | ApiKeys, E, R>) =>
-  Layer.unwrap(Effect.map(JobsApiMode, (mode) => mode === "preview" ? PreviewHttpLive.pipe(Layer.provide(jobs)) : HttpLive))
+  Layer.unwrap(
+    Effect.map(JobsApiMode, (mode) => mode === "preview" ? PreviewHttpLive.pipe(Layer.provide(jobs)) : HttpLive)
+  )
