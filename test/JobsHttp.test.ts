@@ -53,50 +53,46 @@ const accountOf = (key: string) =>
   )
 
 /** Every answer to 20 identical creates sent at once with one key: one Job, replays or 409 in use. */
-const concurrentCreates = (
-  it: { readonly effect: (name: string, self: () => Effect.Effect<void, any, any>) => void }
-) => {
-  it.effect("20 identical creates at once with one Idempotency-Key make exactly one Job", () =>
-    Effect.gen(function*() {
-      const url = yield* baseUrl
-      const key = yield* newKey()
-      const idempotencyKey = newIdempotencyKey()
-      const body = { request: "Ship a parcel to Porto", constraints: [] }
-      const answers = yield* Effect.forEach(
-        Array.from({ length: 20 }),
-        () => createJob(url, key, body, idempotencyKey),
-        { concurrency: "unbounded" }
-      )
-      const created = answers.filter((answer) => answer.status === 201)
-      const inUse = answers.filter((answer) => answer.status === 409)
-      assert.strictEqual(created.length + inUse.length, 20, answers.map((a) => `${a.status} ${a.body}`).join("\n"))
-      assert.isAtLeast(created.length, 1)
-      assert.strictEqual(new Set(created.map((answer) => answer.body)).size, 1)
-      assert.strictEqual(created.filter((answer) => answer.headers["idempotent-replayed"] === undefined).length, 1)
-      for (const answer of inUse) {
-        expectError(answer, 409, "idempotency_key_in_use")
-        assert.strictEqual(answer.headers["retry-after"], "1")
-      }
-      const list = JSON.parse((yield* call(url, { path: "/v1/jobs?limit=100", key })).body)
-      assert.strictEqual(list.data.length, 1)
-      assert.strictEqual(list.data[0].id, JSON.parse(created[0]!.body).id)
-    }))
+const sameKeyAtOnce = () =>
+  Effect.gen(function*() {
+    const url = yield* baseUrl
+    const key = yield* newKey()
+    const idempotencyKey = newIdempotencyKey()
+    const body = { request: "Ship a parcel to Porto", constraints: [] }
+    const answers = yield* Effect.forEach(
+      Array.from({ length: 20 }),
+      () => createJob(url, key, body, idempotencyKey),
+      { concurrency: "unbounded" }
+    )
+    const created = answers.filter((answer) => answer.status === 201)
+    const inUse = answers.filter((answer) => answer.status === 409)
+    assert.strictEqual(created.length + inUse.length, 20, answers.map((a) => `${a.status} ${a.body}`).join("\n"))
+    assert.isAtLeast(created.length, 1)
+    assert.strictEqual(new Set(created.map((answer) => answer.body)).size, 1)
+    assert.strictEqual(created.filter((answer) => answer.headers["idempotent-replayed"] === undefined).length, 1)
+    for (const answer of inUse) {
+      expectError(answer, 409, "idempotency_key_in_use")
+      assert.strictEqual(answer.headers["retry-after"], "1")
+    }
+    const list = JSON.parse((yield* call(url, { path: "/v1/jobs?limit=100", key })).body)
+    assert.strictEqual(list.data.length, 1)
+    assert.strictEqual(list.data[0].id, JSON.parse(created[0]!.body).id)
+  })
 
-  it.effect("20 creates at once with 20 keys make 20 Jobs", () =>
-    Effect.gen(function*() {
-      const url = yield* baseUrl
-      const key = yield* newKey()
-      const answers = yield* Effect.forEach(
-        Array.from({ length: 20 }, (_, i) => i),
-        (i) => createJob(url, key, { request: `Ship parcel ${i} to Porto`, constraints: [] }),
-        { concurrency: "unbounded" }
-      )
-      assert.deepStrictEqual(answers.map((answer) => answer.status), Array(20).fill(201))
-      const list = JSON.parse((yield* call(url, { path: "/v1/jobs?limit=100", key })).body)
-      assert.strictEqual(list.data.length, 20)
-      assert.strictEqual(new Set(list.data.map((job: { id: string }) => job.id)).size, 20)
-    }))
-}
+const differentKeysAtOnce = () =>
+  Effect.gen(function*() {
+    const url = yield* baseUrl
+    const key = yield* newKey()
+    const answers = yield* Effect.forEach(
+      Array.from({ length: 20 }, (_, i) => i),
+      (i) => createJob(url, key, { request: `Ship parcel ${i} to Porto`, constraints: [] }),
+      { concurrency: "unbounded" }
+    )
+    assert.deepStrictEqual(answers.map((answer) => answer.status), Array(20).fill(201))
+    const list = JSON.parse((yield* call(url, { path: "/v1/jobs?limit=100", key })).body)
+    assert.strictEqual(list.data.length, 20)
+    assert.strictEqual(new Set(list.data.map((job: { id: string }) => job.id)).size, 20)
+  })
 
 layer(previewServerWith(servicesTest()), { excludeTestServices: true, timeout: "60 seconds" })(
   "the Job API over HTTP (in memory)",
@@ -496,7 +492,8 @@ layer(previewServerWith(servicesTest()), { excludeTestServices: true, timeout: "
           assert.strictEqual(replayed.headers["idempotent-replayed"], "true")
         }))
 
-      concurrentCreates(it)
+      it.effect("20 identical creates at once with one Idempotency-Key make exactly one Job", sameKeyAtOnce)
+      it.effect("20 creates at once with 20 keys make 20 Jobs", differentKeysAtOnce)
     })
   }
 )
@@ -573,6 +570,7 @@ layer(previewServerWith(servicesLive()), { excludeTestServices: true, timeout: "
         ])
       }))
 
-    concurrentCreates(it)
+    it.effect("20 identical creates at once with one Idempotency-Key make exactly one Job", sameKeyAtOnce)
+    it.effect("20 creates at once with 20 keys make 20 Jobs", differentKeysAtOnce)
   }
 )
