@@ -513,8 +513,24 @@ const flakyJobs = Layer.effect(Jobs.Jobs)(Effect.gen(function*() {
   }
 })).pipe(Layer.provide(Jobs.layerTest))
 
+/** Keys whose check fails as a failing store does, or dies as a bug does. */
+const failingKey = `rc_live_${"U".repeat(43)}`
+const dyingKey = `rc_live_${"D".repeat(43)}`
+const flakyKeys = Layer.effect(ApiKeys.ApiKeys)(Effect.gen(function*() {
+  const keys = yield* ApiKeys.ApiKeys
+  return {
+    ...keys,
+    authenticate: (key) =>
+      Redacted.value(key) === failingKey
+        ? Effect.fail(new Unavailable({ retryAfter: 5 }))
+        : Redacted.value(key) === dyingKey
+        ? Effect.die(new Error("a bug"))
+        : keys.authenticate(key)
+  }
+})).pipe(Layer.provide(ApiKeys.layerTest))
+
 const flakyServices = JobRunner.layerInProcess().pipe(
-  Layer.provideMerge(Layer.mergeAll(flakyJobs, Idempotency.layerTest, ApiKeys.layerTest)),
+  Layer.provideMerge(Layer.mergeAll(flakyJobs, Idempotency.layerTest, flakyKeys)),
   Layer.provideMerge(JobWork.layer),
   Layer.provide(Interpreter.layerTest())
 )
@@ -533,6 +549,16 @@ layer(previewServerWith(flakyServices), { excludeTestServices: true })("the Job 
       const created = yield* createJob(url, key, undefined, idempotencyKey)
       assert.strictEqual(created.status, 201)
       assert.strictEqual(created.headers["idempotent-replayed"], undefined)
+    }))
+
+  it.effect("answers 503 unavailable, never 500, when keys cannot be checked", () =>
+    Effect.gen(function*() {
+      const url = yield* baseUrl
+      for (const key of [failingKey, dyingKey]) {
+        const answer = yield* call(url, { path: "/v1/jobs", key })
+        expectError(answer, 503, "unavailable")
+        assert.strictEqual(answer.headers["retry-after"], "5")
+      }
     }))
 })
 

@@ -1,4 +1,4 @@
-import { Context, Effect, Layer, Option } from "effect"
+import { Cause, Context, Effect, Layer, Option } from "effect"
 import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
 import {
   Forbidden,
@@ -9,6 +9,7 @@ import {
 } from "../schema/ApiErrors.ts"
 import type { Principal, Scope } from "../schema/ApiKey.ts"
 import { ApiKeys } from "../services/ApiKeys.ts"
+import { storeRetryAfter } from "../services/StoreGuard.ts"
 
 /** The caller of the request being served: set by `Authentication`. */
 export class CurrentPrincipal extends Context.Service<CurrentPrincipal, Principal>()("CurrentPrincipal") {}
@@ -30,6 +31,9 @@ export class Authentication extends HttpApiMiddleware.Service<Authentication, { 
   }
 ) {}
 
+const cannotCheck = (retryAfter: number) =>
+  new ServiceUnavailable({ message: "The service cannot check API keys now; retry later.", retryAfter })
+
 const unauthorized = new Unauthorized({
   message: "A valid API key is required: send it as Authorization: Bearer <API_KEY>."
 })
@@ -40,12 +44,11 @@ export const layer = Layer.effect(Authentication)(Effect.gen(function*() {
     bearer: (httpEffect, { credential, endpoint }) =>
       Effect.gen(function*() {
         const principal = yield* keys.authenticate(credential).pipe(
-          Effect.catch((error) =>
-            Effect.fail(
-              new ServiceUnavailable({
-                message: "The service cannot check API keys now; retry later.",
-                retryAfter: error.retryAfter
-              })
+          Effect.catch((error) => Effect.fail(cannotCheck(error.retryAfter))),
+          // A defect is a bug: logged with its cause (never the key), and answered 503 like the rest.
+          Effect.catchDefect((defect) =>
+            Effect.logError("authentication failed", Cause.die(defect)).pipe(
+              Effect.andThen(Effect.fail(cannotCheck(storeRetryAfter)))
             )
           )
         )
