@@ -802,6 +802,41 @@ interface Reading {
 }
 
 const budgetCues = new Set(["under", "below", "max", "maximum", "most", "budget", "spend", "within", "cap", "limit"])
+/** Words that may follow a bare amount without making it a count of something ("under 200 on a gift"). */
+const moneyFollowers = new Set([
+  "and",
+  "or",
+  "for",
+  "please",
+  "total",
+  "tops",
+  "on",
+  "in",
+  "at",
+  "to",
+  "with",
+  "by",
+  "each",
+  "per",
+  "max",
+  "maximum",
+  "including",
+  "incl",
+  "all",
+  "overall",
+  "altogether",
+  "but",
+  "so",
+  "if",
+  "the",
+  "a",
+  "an",
+  "this",
+  "next",
+  "tomorrow",
+  "today",
+  "tonight"
+])
 const minimumCues = new Set(["over", "above", "least", "min", "minimum", "from", "starting"])
 const perUnitWords = new Set([
   "person",
@@ -820,7 +855,21 @@ const perUnitWords = new Set([
   "pax",
   "unit"
 ])
-const peopleWords = new Set(["people", "persons", "person", "ppl", "pax", "guests", "guest", "diners", "humans"])
+const peopleWords = new Set([
+  "people",
+  "persons",
+  "person",
+  "ppl",
+  "pax",
+  "guests",
+  "guest",
+  "diners",
+  "colleagues",
+  "friends",
+  "coworkers"
+])
+/** Counts that say how many people come, without being "people". */
+const partyUnits = new Set(["adults", "adult", "children", "kids", "child"])
 const containerWords = new Set([
   "bottle",
   "bottles",
@@ -880,7 +929,24 @@ const unitAdjectives = new Set([
   "business",
   "vip",
   "return",
-  "one-way"
+  "one-way",
+  "train",
+  "plane",
+  "flight",
+  "bus",
+  "concert",
+  "movie",
+  "cinema",
+  "theatre",
+  "theater",
+  "museum",
+  "ceiling",
+  "birthday",
+  "hotel",
+  "king",
+  "queen",
+  "sparkling",
+  "rosé"
 ])
 const notUnits = new Set([
   "am",
@@ -1240,12 +1306,7 @@ class Reader {
       // A bare number is money only after a spending word and when no unit follows it ("under 30 minutes").
       if (cue !== "max" || ranged && this.lower(i - 1) !== "between") return undefined
       const next = this.tokens[end]
-      if (
-        next !== undefined && next.kind === "word" &&
-        !["and", "or", "for", "please", "total", "tops"].includes(next.lower)
-      ) {
-        return undefined
-      }
+      if (next !== undefined && next.kind === "word" && !moneyFollowers.has(next.lower)) return undefined
       if (next?.kind === "sym" && ["%", ":", "/", "-"].includes(next.text)) return undefined
     }
     const perUnit = this.perUnitAt(end)
@@ -1926,7 +1987,9 @@ class Reader {
     const w = this.lower(i)
     // "table for 4", "for 4 people", "party of 6"
     if ((w === "for" || (w === "of" && this.lower(i - 1) === "party")) && this.tokens[i + 1] !== undefined) {
-      const count = this.readCount(i + 1)
+      const count = this.readDay(i + 1) === undefined && this.readTime(i + 1, false) === undefined ?
+        this.readCount(i + 1) :
+        undefined
       if (count !== undefined) {
         const next = this.lower(count.end)
         if (peopleWords.has(next)) {
@@ -1942,11 +2005,8 @@ class Reader {
             ) ||
           weekdays[next] !== undefined
         ) {
-          if (
-            this.tokens[count.end]?.kind === "sym" && ["%", ":", "$", "€", "£"].includes(this.tokens[count.end]!.text)
-          ) {
-            return undefined
-          }
+          const after = this.tokens[count.end]
+          if (after?.kind === "sym" && ![",", ".", "!", "?", ")", ";"].includes(after.text)) return undefined
           this.out.quantities.push({ count: count.count, unit: "people" })
           return count.end
         }
@@ -1986,6 +2046,12 @@ class Reader {
     if (containerWords.has(unit) && this.lower(end) === "of" && this.tokens[end + 1]?.kind === "word") {
       unit = `${unit} of ${this.lower(end + 1)}`
       end += 2
+      if (
+        unitAdjectives.has(this.lower(end - 1)) && this.tokens[end]?.kind === "word" && !notUnits.has(this.lower(end))
+      ) {
+        unit = `${unit} ${this.lower(end)}`
+        end++
+      }
     }
     if (peopleWords.has(unit)) unit = "people"
     if (Array.from(unit).length > unitMaxLength) return undefined
@@ -2075,10 +2141,21 @@ class Reader {
         n++
         continue
       }
+      const nextText = this.tokens[n + 1]?.text ?? ""
       if (
         parts.length === 0 && token.kind === "num" && /^\d{1,5}[a-z]?$/i.test(token.text) &&
-        isCapitalised(this.tokens[n + 1]) && !notPlaces.has(this.lower(n + 1)) &&
-        months[this.lower(n + 1)] === undefined && !["am", "pm"].includes(this.lower(n + 1))
+        isCapitalised(this.tokens[n + 1]) && nextText !== nextText.toUpperCase() && !notPlaces.has(this.lower(n + 1)) &&
+        months[this.lower(n + 1)] === undefined && weekdays[this.lower(n + 1)] === undefined
+      ) {
+        parts.push(token.text)
+        n++
+        continue
+      }
+      // Rua Augusta 10
+      if (
+        parts.length > 0 && token.kind === "num" && /^\d{1,5}[a-z]?$/i.test(token.text) &&
+        (this.tokens[n + 1] === undefined || this.tokens[n + 1]!.kind === "sym" || this.lower(n + 1) === "to") &&
+        this.readTime(n, false) === undefined
       ) {
         parts.push(token.text)
         n++
@@ -2982,8 +3059,10 @@ const readQuantities = (
 
   // A table for how many? A restaurant cannot hold one without the number of people.
   const wantsTable = kind === "reservation" && tokens.some((t) => partyWords.has(t.lower))
-  const hasPeople = byUnit.has("people") ||
-    callerQuantities.some((c) => c.unit === undefined || peopleWords.has(c.unit.toLowerCase()))
+  const hasPeople = [...byUnit.keys()].some((u) => u === "people" || partyUnits.has(u)) ||
+    callerQuantities.some((c) =>
+      c.unit === undefined || peopleWords.has(c.unit.toLowerCase()) || partyUnits.has(c.unit.toLowerCase())
+    )
   if (wantsTable && !hasPeople) {
     result.ask("quantity.people", "For how many people?", peopleAnswer)
   }
@@ -3084,7 +3163,18 @@ const readDates = (
       const parsed = new Reader(dateAnswer.toWellFormed().normalize("NFKC")).read()
       const own = parsed.whens.length > 0 ? parsed.whens : readBareTime(dateAnswer)
       if (own.length > 0) {
-        whens = own
+        // "12 March" to a question about "12/03 at 8pm" keeps the 8pm the words gave.
+        const textTimes = dedupeBy(
+          reading.whens.filter((w) =>
+            w.cue === "on" && w.to === undefined && w.exactMs === undefined && w.from.time !== undefined
+          ),
+          (w) => JSON.stringify(w.from.time)
+        )
+        const [answered] = own
+        whens = own.length === 1 && textTimes.length === 1 && answered!.cue === "on" && answered!.to === undefined &&
+            answered!.exactMs === undefined && answered!.from.time === undefined && answered!.from.day !== undefined
+          ? [{ ...answered!, from: { ...textTimes[0]!.from, day: answered!.from.day } }]
+          : own
         answeredDate = true
         if (parsed.zones.length === 1 && zones.zone === undefined) {
           zones = { ...zones, zone: parsed.zones[0], zoneFromText: true }
@@ -3123,6 +3213,20 @@ const readDates = (
   if (ambiguousTimes.length > 0) {
     const t = ambiguousTimes[0]!
     result.ask("time", `Is ${t} in the morning or in the evening?`, meridiem === undefined ? timeAnswer : undefined)
+  }
+
+  // "dinner at 8 ... on Friday": a lone time and a lone day read apart are one moment.
+  const plain = (w: WhenReading) => w.cue === "on" && w.to === undefined && w.exactMs === undefined
+  const dayOnly = settled.filter((w) => plain(w) && w.from.day !== undefined && w.from.time === undefined)
+  const timeOnly = settled.filter((w) => plain(w) && w.from.day === undefined && w.from.time !== undefined)
+  if (dayOnly.length === 1 && timeOnly.length === 1) {
+    const [day] = dayOnly as [WhenReading]
+    const [time] = timeOnly as [WhenReading]
+    settled.splice(settled.indexOf(time), 1)
+    settled[settled.indexOf(day)] = {
+      cue: "on",
+      from: { day: day.from.day!, time: time.from.time!, text: `${day.from.text} ${time.from.text}` }
+    }
   }
 
   const usesClock = settled.some((w) =>
