@@ -178,7 +178,7 @@ const numberWords: Record<string, number> = {
 
 const wordNumber = (lower: string): number | undefined => {
   const direct = numberWords[lower]
-  if (direct !== undefined) return direct
+  if (direct !== undefined || !lower.includes("-")) return direct
   const [tens, units] = lower.split("-")
   const t = tens === undefined ? undefined : numberWords[tens]
   const u = units === undefined ? undefined : numberWords[units]
@@ -603,6 +603,8 @@ interface Clock {
   /** createdAt's local day. */
   readonly today: number
   readonly nowMs: number
+  /** Zone arithmetic is the costly part: a long request repeats the same local times. */
+  readonly instants: Map<number, Instant | undefined>
 }
 
 type Problem = { readonly problem: "ambiguous" | "past" | "unreadable"; readonly what: string }
@@ -629,6 +631,14 @@ const isUtcZone = (zone: string) => zone === "UTC" || zone === "Etc/UTC"
 
 /** Local wall time to an instant; a time skipped by a DST change moves forward, as clocks do. */
 const localInstant = (clock: Clock, days: number, minutes: number): Instant | undefined => {
+  const key = days * 1440 + minutes
+  if (clock.instants.has(key)) return clock.instants.get(key)
+  const instant = computeLocalInstant(clock, days, minutes)
+  clock.instants.set(key, instant)
+  return instant
+}
+
+const computeLocalInstant = (clock: Clock, days: number, minutes: number): Instant | undefined => {
   const day = days + Math.floor(minutes / 1440)
   const rest = ((minutes % 1440) + 1440) % 1440
   const { d, m, y } = civilFromDays(day)
@@ -654,7 +664,12 @@ const makeClock = (createdAt: DateTime.Utc, zone: string): Clock | undefined => 
   const zoned = DateTime.makeZoned(createdAt, { timeZone: zone })
   if (Option.isNone(zoned)) return undefined
   const p = DateTime.toParts(zoned.value)
-  return { zone, today: daysFromCivil(p.year, p.month, p.day), nowMs: DateTime.toEpochMillis(createdAt) }
+  return {
+    zone,
+    today: daysFromCivil(p.year, p.month, p.day),
+    nowMs: DateTime.toEpochMillis(createdAt),
+    instants: new Map()
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -2228,7 +2243,8 @@ class Reader {
       this.out.zones.push(known)
       return k + 1
     }
-    const city = this.cityAt(i)
+    const timeFollows = [1, 2, 3, 4].some((n) => this.lower(i + n) === "time")
+    const city = timeFollows ? this.cityAt(i) : undefined
     if (city !== undefined && this.lower(city.end) === "time") {
       this.out.zones.push(city.zone)
       return city.end + 1
@@ -2491,11 +2507,21 @@ const bookDeterminers = new Set([
   "signed"
 ])
 
-const readKind = (tokens: ReadonlyArray<Token>): ObjectiveKind => {
-  const index = new Map<string, readonly [ObjectiveKind, Strength]>()
+let kindIndex: Map<string, readonly [ObjectiveKind, Strength]> | undefined
+
+const getKindIndex = () => {
+  if (kindIndex !== undefined) return kindIndex
+  kindIndex = new Map()
   for (const [kind, strength, words] of kindWords) {
-    for (const word of words) if (!index.has(`${word}/${strength}`)) index.set(`${word}/${strength}`, [kind, strength])
+    for (const word of words) {
+      if (!kindIndex.has(`${word}/${strength}`)) kindIndex.set(`${word}/${strength}`, [kind, strength])
+    }
   }
+  return kindIndex
+}
+
+const readKind = (tokens: ReadonlyArray<Token>): ObjectiveKind => {
+  const index = getKindIndex()
   let weak: ObjectiveKind | undefined
   for (let i = 0; i < tokens.length; i++) {
     const w = tokens[i]!.lower
