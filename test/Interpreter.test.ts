@@ -633,6 +633,16 @@ const table: ReadonlyArray<Case> = [
     kind: "transport",
     constraints: [{ "type": "location", "place": "to Paris" }],
     questions: ["q_date"]
+  },
+  {
+    request: "train to Porto 2026-12-03T19:00",
+    kind: "transport",
+    constraints: [
+      { type: "window", start: "2026-12-03T19:00:00+00:00", end: "2026-12-03T19:01:00+00:00" },
+      { type: "location", place: "to Porto" },
+      { type: "timezone", zone: "Europe/Lisbon" }
+    ],
+    questions: []
   }
 ]
 

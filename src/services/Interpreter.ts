@@ -1418,11 +1418,10 @@ class Reader {
           () => single(daysFromCivil(year, month, day)) :
           () => ({ problem: "unreadable", what: `${token.text}-${m.text}-${d.text}` })
         // 2026-12-03T19:00
+        // 2026-12-03T19:00: the "T" joins the time that follows.
         const t = this.tokens[i + 5]
-        if (t !== undefined && this.attached(i + 5) && t.kind === "word" && /^t\d*$/.test(t.lower)) {
-          return { end: i + 5, day: spec }
-        }
-        return { end: i + 5, day: spec }
+        const joined = t !== undefined && this.attached(i + 5) && t.lower === "t" && this.tokens[i + 6]?.kind === "num"
+        return { end: joined ? i + 6 : i + 5, day: spec }
       }
     }
 
@@ -1942,9 +1941,6 @@ class Reader {
     const timeWords = ["at", "@", "around", "about", "approx", "approximately"]
     const bare = cue !== "on" || range || timeWords.includes(w)
     if (timeWords.includes(w)) k++
-    if (this.lower(k) === "the" && this.lower(k + 1) === "end") {
-      // "by the end of the month": readDay handles "the end of".
-    }
     const first = this.readMoment(k, bare)
     if (first === undefined) return undefined
     let end = first.end
@@ -2169,7 +2165,8 @@ class Reader {
       // Rua Augusta 10
       if (
         parts.length > 0 && token.kind === "num" && /^\d{1,5}[a-z]?$/i.test(token.text) &&
-        (this.tokens[n + 1] === undefined || this.tokens[n + 1]!.kind === "sym" || this.lower(n + 1) === "to") &&
+        (this.tokens[n + 1] === undefined || [",", ".", ";", "to"].includes(this.lower(n + 1))) &&
+        this.readDay(n) === undefined &&
         this.readTime(n, false) === undefined
       ) {
         parts.push(token.text)
@@ -2649,7 +2646,7 @@ const latestAnswers = (answers: ReadonlyArray<Answer>): Map<string, string> => {
 
 const id = (about: QuestionAbout) => questionId(about)
 
-class Interpretation$ {
+class Findings {
   readonly questions = new Map<QuestionAbout, string>()
   readonly constraints: Array<ConstraintInput> = []
 
@@ -2681,7 +2678,7 @@ export const interpretRequest = (input: InterpretInput): Interpretation => {
   const text = requestText.toWellFormed().normalize("NFKC").replaceAll("’", "'")
   const reader = new Reader(text)
   const reading = reader.read()
-  const result = new Interpretation$()
+  const result = new Findings()
 
   const caller = input.constraints
   const callerOf = <T extends ConstraintInput["type"]>(type: T) =>
@@ -2823,7 +2820,7 @@ const readBudget = (
   caller: ReadonlyArray<ConstraintInput>,
   answers: ReadonlyMap<string, string>,
   context: ReadonlySet<string>,
-  result: Interpretation$
+  result: Findings
 ): void => {
   const callerBudgets = caller.filter((c): c is Extract<ConstraintInput, { type: "budget" }> => c.type === "budget")
     .map((c) => c.max)
@@ -2854,7 +2851,7 @@ const readBudget = (
       emitBudget(m.amount as Decimal, currency, callerBudgets, true, result, currencyAnswer, m.text)
       return
     }
-    askBudget(reading, context, result, budgetAnswer, answeredBudget === id("budget") ? "budget" : "budget.amount")
+    askBudget(reading, result, budgetAnswer, answeredBudget === id("budget") ? "budget" : "budget.amount")
     return
   }
 
@@ -2948,7 +2945,7 @@ const emitBudget = (
   currency: string | ReadonlyArray<string> | undefined,
   callerBudgets: ReadonlyArray<Budget>,
   answered: boolean,
-  result: Interpretation$,
+  result: Findings,
   currencyAnswer: string | undefined,
   text: string
 ): void => {
@@ -2993,8 +2990,7 @@ const emitBudget = (
 
 const askBudget = (
   reading: Reading,
-  _context: ReadonlySet<string>,
-  result: Interpretation$,
+  result: Findings,
   answer: string,
   about: "budget" | "budget.amount"
 ) => {
@@ -3014,7 +3010,7 @@ const readQuantities = (
   tokens: ReadonlyArray<Token>,
   caller: ReadonlyArray<ConstraintInput>,
   answers: ReadonlyMap<string, string>,
-  result: Interpretation$
+  result: Findings
 ): void => {
   const callerQuantities = caller.filter((c): c is Extract<ConstraintInput, { type: "quantity" }> =>
     c.type === "quantity"
@@ -3165,7 +3161,7 @@ const readDates = (
   input: InterpretInput,
   answers: ReadonlyMap<string, string>,
   zones: ZoneState,
-  result: Interpretation$
+  result: Findings
 ): void => {
   const caller = input.constraints
   const callerWindows = caller.filter((c): c is Extract<ConstraintInput, { type: "window" }> => c.type === "window")
