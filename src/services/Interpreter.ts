@@ -178,7 +178,7 @@ const numberWords: Record<string, number> = {
 
 const wordNumber = (lower: string): number | undefined => {
   const direct = numberWords[lower]
-  if (direct !== undefined) return direct
+  if (direct !== undefined || !lower.includes("-")) return direct
   const [tens, units] = lower.split("-")
   const t = tens === undefined ? undefined : numberWords[tens]
   const u = units === undefined ? undefined : numberWords[units]
@@ -603,6 +603,8 @@ interface Clock {
   /** createdAt's local day. */
   readonly today: number
   readonly nowMs: number
+  /** Zone arithmetic is the costly part: a long request repeats the same local times. */
+  readonly instants: Map<number, Instant | undefined>
 }
 
 type Problem = { readonly problem: "ambiguous" | "past" | "unreadable"; readonly what: string }
@@ -629,6 +631,14 @@ const isUtcZone = (zone: string) => zone === "UTC" || zone === "Etc/UTC"
 
 /** Local wall time to an instant; a time skipped by a DST change moves forward, as clocks do. */
 const localInstant = (clock: Clock, days: number, minutes: number): Instant | undefined => {
+  const key = days * 1440 + minutes
+  if (clock.instants.has(key)) return clock.instants.get(key)
+  const instant = computeLocalInstant(clock, days, minutes)
+  clock.instants.set(key, instant)
+  return instant
+}
+
+const computeLocalInstant = (clock: Clock, days: number, minutes: number): Instant | undefined => {
   const day = days + Math.floor(minutes / 1440)
   const rest = ((minutes % 1440) + 1440) % 1440
   const { d, m, y } = civilFromDays(day)
@@ -654,7 +664,12 @@ const makeClock = (createdAt: DateTime.Utc, zone: string): Clock | undefined => 
   const zoned = DateTime.makeZoned(createdAt, { timeZone: zone })
   if (Option.isNone(zoned)) return undefined
   const p = DateTime.toParts(zoned.value)
-  return { zone, today: daysFromCivil(p.year, p.month, p.day), nowMs: DateTime.toEpochMillis(createdAt) }
+  return {
+    zone,
+    today: daysFromCivil(p.year, p.month, p.day),
+    nowMs: DateTime.toEpochMillis(createdAt),
+    instants: new Map()
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -802,6 +817,41 @@ interface Reading {
 }
 
 const budgetCues = new Set(["under", "below", "max", "maximum", "most", "budget", "spend", "within", "cap", "limit"])
+/** Words that may follow a bare amount without making it a count of something ("under 200 on a gift"). */
+const moneyFollowers = new Set([
+  "and",
+  "or",
+  "for",
+  "please",
+  "total",
+  "tops",
+  "on",
+  "in",
+  "at",
+  "to",
+  "with",
+  "by",
+  "each",
+  "per",
+  "max",
+  "maximum",
+  "including",
+  "incl",
+  "all",
+  "overall",
+  "altogether",
+  "but",
+  "so",
+  "if",
+  "the",
+  "a",
+  "an",
+  "this",
+  "next",
+  "tomorrow",
+  "today",
+  "tonight"
+])
 const minimumCues = new Set(["over", "above", "least", "min", "minimum", "from", "starting"])
 const perUnitWords = new Set([
   "person",
@@ -820,7 +870,21 @@ const perUnitWords = new Set([
   "pax",
   "unit"
 ])
-const peopleWords = new Set(["people", "persons", "person", "ppl", "pax", "guests", "guest", "diners", "humans"])
+const peopleWords = new Set([
+  "people",
+  "persons",
+  "person",
+  "ppl",
+  "pax",
+  "guests",
+  "guest",
+  "diners",
+  "colleagues",
+  "friends",
+  "coworkers"
+])
+/** Counts that say how many people come, without being "people". */
+const partyUnits = new Set(["adults", "adult", "children", "kids", "child"])
 const containerWords = new Set([
   "bottle",
   "bottles",
@@ -880,7 +944,24 @@ const unitAdjectives = new Set([
   "business",
   "vip",
   "return",
-  "one-way"
+  "one-way",
+  "train",
+  "plane",
+  "flight",
+  "bus",
+  "concert",
+  "movie",
+  "cinema",
+  "theatre",
+  "theater",
+  "museum",
+  "ceiling",
+  "birthday",
+  "hotel",
+  "king",
+  "queen",
+  "sparkling",
+  "rosé"
 ])
 const notUnits = new Set([
   "am",
@@ -1240,12 +1321,7 @@ class Reader {
       // A bare number is money only after a spending word and when no unit follows it ("under 30 minutes").
       if (cue !== "max" || ranged && this.lower(i - 1) !== "between") return undefined
       const next = this.tokens[end]
-      if (
-        next !== undefined && next.kind === "word" &&
-        !["and", "or", "for", "please", "total", "tops"].includes(next.lower)
-      ) {
-        return undefined
-      }
+      if (next !== undefined && next.kind === "word" && !moneyFollowers.has(next.lower)) return undefined
       if (next?.kind === "sym" && ["%", ":", "/", "-"].includes(next.text)) return undefined
     }
     const perUnit = this.perUnitAt(end)
@@ -1342,11 +1418,10 @@ class Reader {
           () => single(daysFromCivil(year, month, day)) :
           () => ({ problem: "unreadable", what: `${token.text}-${m.text}-${d.text}` })
         // 2026-12-03T19:00
+        // 2026-12-03T19:00: the "T" joins the time that follows.
         const t = this.tokens[i + 5]
-        if (t !== undefined && this.attached(i + 5) && t.kind === "word" && /^t\d*$/.test(t.lower)) {
-          return { end: i + 5, day: spec }
-        }
-        return { end: i + 5, day: spec }
+        const joined = t !== undefined && this.attached(i + 5) && t.lower === "t" && this.tokens[i + 6]?.kind === "num"
+        return { end: joined ? i + 6 : i + 5, day: spec }
       }
     }
 
@@ -1866,9 +1941,6 @@ class Reader {
     const timeWords = ["at", "@", "around", "about", "approx", "approximately"]
     const bare = cue !== "on" || range || timeWords.includes(w)
     if (timeWords.includes(w)) k++
-    if (this.lower(k) === "the" && this.lower(k + 1) === "end") {
-      // "by the end of the month": readDay handles "the end of".
-    }
     const first = this.readMoment(k, bare)
     if (first === undefined) return undefined
     let end = first.end
@@ -1926,7 +1998,9 @@ class Reader {
     const w = this.lower(i)
     // "table for 4", "for 4 people", "party of 6"
     if ((w === "for" || (w === "of" && this.lower(i - 1) === "party")) && this.tokens[i + 1] !== undefined) {
-      const count = this.readCount(i + 1)
+      const count = this.readDay(i + 1) === undefined && this.readTime(i + 1, false) === undefined ?
+        this.readCount(i + 1) :
+        undefined
       if (count !== undefined) {
         const next = this.lower(count.end)
         if (peopleWords.has(next)) {
@@ -1942,11 +2016,8 @@ class Reader {
             ) ||
           weekdays[next] !== undefined
         ) {
-          if (
-            this.tokens[count.end]?.kind === "sym" && ["%", ":", "$", "€", "£"].includes(this.tokens[count.end]!.text)
-          ) {
-            return undefined
-          }
+          const after = this.tokens[count.end]
+          if (after?.kind === "sym" && ![",", ".", "!", "?", ")", ";"].includes(after.text)) return undefined
           this.out.quantities.push({ count: count.count, unit: "people" })
           return count.end
         }
@@ -1986,6 +2057,12 @@ class Reader {
     if (containerWords.has(unit) && this.lower(end) === "of" && this.tokens[end + 1]?.kind === "word") {
       unit = `${unit} of ${this.lower(end + 1)}`
       end += 2
+      if (
+        unitAdjectives.has(this.lower(end - 1)) && this.tokens[end]?.kind === "word" && !notUnits.has(this.lower(end))
+      ) {
+        unit = `${unit} ${this.lower(end)}`
+        end++
+      }
     }
     if (peopleWords.has(unit)) unit = "people"
     if (Array.from(unit).length > unitMaxLength) return undefined
@@ -2075,10 +2152,22 @@ class Reader {
         n++
         continue
       }
+      const nextText = this.tokens[n + 1]?.text ?? ""
       if (
         parts.length === 0 && token.kind === "num" && /^\d{1,5}[a-z]?$/i.test(token.text) &&
-        isCapitalised(this.tokens[n + 1]) && !notPlaces.has(this.lower(n + 1)) &&
-        months[this.lower(n + 1)] === undefined && !["am", "pm"].includes(this.lower(n + 1))
+        isCapitalised(this.tokens[n + 1]) && nextText !== nextText.toUpperCase() && !notPlaces.has(this.lower(n + 1)) &&
+        months[this.lower(n + 1)] === undefined && weekdays[this.lower(n + 1)] === undefined
+      ) {
+        parts.push(token.text)
+        n++
+        continue
+      }
+      // Rua Augusta 10
+      if (
+        parts.length > 0 && token.kind === "num" && /^\d{1,5}[a-z]?$/i.test(token.text) &&
+        (this.tokens[n + 1] === undefined || [",", ".", ";", "to"].includes(this.lower(n + 1))) &&
+        this.readDay(n) === undefined &&
+        this.readTime(n, false) === undefined
       ) {
         parts.push(token.text)
         n++
@@ -2151,7 +2240,8 @@ class Reader {
       this.out.zones.push(known)
       return k + 1
     }
-    const city = this.cityAt(i)
+    const timeFollows = [1, 2, 3, 4].some((n) => this.lower(i + n) === "time")
+    const city = timeFollows ? this.cityAt(i) : undefined
     if (city !== undefined && this.lower(city.end) === "time") {
       this.out.zones.push(city.zone)
       return city.end + 1
@@ -2414,11 +2504,21 @@ const bookDeterminers = new Set([
   "signed"
 ])
 
-const readKind = (tokens: ReadonlyArray<Token>): ObjectiveKind => {
-  const index = new Map<string, readonly [ObjectiveKind, Strength]>()
+let kindIndex: Map<string, readonly [ObjectiveKind, Strength]> | undefined
+
+const getKindIndex = () => {
+  if (kindIndex !== undefined) return kindIndex
+  kindIndex = new Map()
   for (const [kind, strength, words] of kindWords) {
-    for (const word of words) if (!index.has(`${word}/${strength}`)) index.set(`${word}/${strength}`, [kind, strength])
+    for (const word of words) {
+      if (!kindIndex.has(`${word}/${strength}`)) kindIndex.set(`${word}/${strength}`, [kind, strength])
+    }
   }
+  return kindIndex
+}
+
+const readKind = (tokens: ReadonlyArray<Token>): ObjectiveKind => {
+  const index = getKindIndex()
   let weak: ObjectiveKind | undefined
   for (let i = 0; i < tokens.length; i++) {
     const w = tokens[i]!.lower
@@ -2546,7 +2646,7 @@ const latestAnswers = (answers: ReadonlyArray<Answer>): Map<string, string> => {
 
 const id = (about: QuestionAbout) => questionId(about)
 
-class Interpretation$ {
+class Findings {
   readonly questions = new Map<QuestionAbout, string>()
   readonly constraints: Array<ConstraintInput> = []
 
@@ -2578,7 +2678,7 @@ export const interpretRequest = (input: InterpretInput): Interpretation => {
   const text = requestText.toWellFormed().normalize("NFKC").replaceAll("’", "'")
   const reader = new Reader(text)
   const reading = reader.read()
-  const result = new Interpretation$()
+  const result = new Findings()
 
   const caller = input.constraints
   const callerOf = <T extends ConstraintInput["type"]>(type: T) =>
@@ -2720,7 +2820,7 @@ const readBudget = (
   caller: ReadonlyArray<ConstraintInput>,
   answers: ReadonlyMap<string, string>,
   context: ReadonlySet<string>,
-  result: Interpretation$
+  result: Findings
 ): void => {
   const callerBudgets = caller.filter((c): c is Extract<ConstraintInput, { type: "budget" }> => c.type === "budget")
     .map((c) => c.max)
@@ -2751,7 +2851,7 @@ const readBudget = (
       emitBudget(m.amount as Decimal, currency, callerBudgets, true, result, currencyAnswer, m.text)
       return
     }
-    askBudget(reading, context, result, budgetAnswer, answeredBudget === id("budget") ? "budget" : "budget.amount")
+    askBudget(reading, result, budgetAnswer, answeredBudget === id("budget") ? "budget" : "budget.amount")
     return
   }
 
@@ -2845,7 +2945,7 @@ const emitBudget = (
   currency: string | ReadonlyArray<string> | undefined,
   callerBudgets: ReadonlyArray<Budget>,
   answered: boolean,
-  result: Interpretation$,
+  result: Findings,
   currencyAnswer: string | undefined,
   text: string
 ): void => {
@@ -2890,8 +2990,7 @@ const emitBudget = (
 
 const askBudget = (
   reading: Reading,
-  _context: ReadonlySet<string>,
-  result: Interpretation$,
+  result: Findings,
   answer: string,
   about: "budget" | "budget.amount"
 ) => {
@@ -2911,7 +3010,7 @@ const readQuantities = (
   tokens: ReadonlyArray<Token>,
   caller: ReadonlyArray<ConstraintInput>,
   answers: ReadonlyMap<string, string>,
-  result: Interpretation$
+  result: Findings
 ): void => {
   const callerQuantities = caller.filter((c): c is Extract<ConstraintInput, { type: "quantity" }> =>
     c.type === "quantity"
@@ -2982,8 +3081,10 @@ const readQuantities = (
 
   // A table for how many? A restaurant cannot hold one without the number of people.
   const wantsTable = kind === "reservation" && tokens.some((t) => partyWords.has(t.lower))
-  const hasPeople = byUnit.has("people") ||
-    callerQuantities.some((c) => c.unit === undefined || peopleWords.has(c.unit.toLowerCase()))
+  const hasPeople = [...byUnit.keys()].some((u) => u === "people" || partyUnits.has(u)) ||
+    callerQuantities.some((c) =>
+      c.unit === undefined || peopleWords.has(c.unit.toLowerCase()) || partyUnits.has(c.unit.toLowerCase())
+    )
   if (wantsTable && !hasPeople) {
     result.ask("quantity.people", "For how many people?", peopleAnswer)
   }
@@ -3060,7 +3161,7 @@ const readDates = (
   input: InterpretInput,
   answers: ReadonlyMap<string, string>,
   zones: ZoneState,
-  result: Interpretation$
+  result: Findings
 ): void => {
   const caller = input.constraints
   const callerWindows = caller.filter((c): c is Extract<ConstraintInput, { type: "window" }> => c.type === "window")
@@ -3084,7 +3185,18 @@ const readDates = (
       const parsed = new Reader(dateAnswer.toWellFormed().normalize("NFKC")).read()
       const own = parsed.whens.length > 0 ? parsed.whens : readBareTime(dateAnswer)
       if (own.length > 0) {
-        whens = own
+        // "12 March" to a question about "12/03 at 8pm" keeps the 8pm the words gave.
+        const textTimes = dedupeBy(
+          reading.whens.filter((w) =>
+            w.cue === "on" && w.to === undefined && w.exactMs === undefined && w.from.time !== undefined
+          ),
+          (w) => JSON.stringify(w.from.time)
+        )
+        const [answered] = own
+        whens = own.length === 1 && textTimes.length === 1 && answered!.cue === "on" && answered!.to === undefined &&
+            answered!.exactMs === undefined && answered!.from.time === undefined && answered!.from.day !== undefined
+          ? [{ ...answered!, from: { ...textTimes[0]!.from, day: answered!.from.day } }]
+          : own
         answeredDate = true
         if (parsed.zones.length === 1 && zones.zone === undefined) {
           zones = { ...zones, zone: parsed.zones[0], zoneFromText: true }
@@ -3123,6 +3235,20 @@ const readDates = (
   if (ambiguousTimes.length > 0) {
     const t = ambiguousTimes[0]!
     result.ask("time", `Is ${t} in the morning or in the evening?`, meridiem === undefined ? timeAnswer : undefined)
+  }
+
+  // "dinner at 8 ... on Friday": a lone time and a lone day read apart are one moment.
+  const plain = (w: WhenReading) => w.cue === "on" && w.to === undefined && w.exactMs === undefined
+  const dayOnly = settled.filter((w) => plain(w) && w.from.day !== undefined && w.from.time === undefined)
+  const timeOnly = settled.filter((w) => plain(w) && w.from.day === undefined && w.from.time !== undefined)
+  if (dayOnly.length === 1 && timeOnly.length === 1) {
+    const [day] = dayOnly as [WhenReading]
+    const [time] = timeOnly as [WhenReading]
+    settled.splice(settled.indexOf(time), 1)
+    settled[settled.indexOf(day)] = {
+      cue: "on",
+      from: { day: day.from.day!, time: time.from.time!, text: `${day.from.text} ${time.from.text}` }
+    }
   }
 
   const usesClock = settled.some((w) =>
