@@ -1,11 +1,16 @@
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { Command } from "effect/cli"
 import * as Cli from "./cli/Cli.ts"
+import * as ApiKeys from "./services/ApiKeys.ts"
 import * as Database from "./services/Database.ts"
+import * as Migrations from "./services/Migrations.ts"
 import * as Waitlist from "./services/Waitlist.ts"
 
-const StoreLive = Waitlist.layerStore(Database.layerCommand)
+const StoreLive = Layer.merge(Waitlist.layerLive, ApiKeys.layerLive).pipe(
+  Layer.provide(Migrations.layer),
+  Layer.provideMerge(Database.layerCommand)
+)
 
 Command.run(Cli.make(StoreLive), { version: "0.1.0" }).pipe(
   Effect.provide(NodeServices.layer),

@@ -1,19 +1,33 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Exit, Layer, Logger, Runtime } from "effect"
-import { HttpLive, NodeServerLive } from "./http/Server.ts"
+import * as JobsPreview from "./http/JobsPreview.ts"
+import { NodeServerLive } from "./http/Server.ts"
+import * as ApiKeys from "./services/ApiKeys.ts"
 import * as Database from "./services/Database.ts"
+import * as Idempotency from "./services/Idempotency.ts"
+import * as Interpreter from "./services/Interpreter.ts"
+import * as JobRunner from "./services/JobRunner.ts"
+import * as Jobs from "./services/Jobs.ts"
+import * as JobWork from "./services/JobWork.ts"
 import * as Migrations from "./services/Migrations.ts"
 import * as Waitlist from "./services/Waitlist.ts"
 
-const WaitlistLive = Layer.merge(Waitlist.withPause(Waitlist.layerLive), Migrations.migrateOnStart).pipe(
-  Layer.provide(Migrations.layer),
-  Layer.provide(Database.layer)
+const StoreLive = Migrations.layer.pipe(Layer.provideMerge(Database.layer))
+
+const WaitlistLive = Layer.merge(Waitlist.withPause(Waitlist.layerLive), Migrations.migrateOnStart)
+
+// Built only with JOBS_API=preview: the Job API's stores, and its background work.
+const JobsLive = Layer.mergeAll(JobRunner.layerInProcess(), Idempotency.pruneLoop()).pipe(
+  Layer.provideMerge(Layer.mergeAll(Jobs.layerLive, Idempotency.layerLive, ApiKeys.layerLive)),
+  Layer.provideMerge(JobWork.layer),
+  Layer.provide(Interpreter.layerLive)
 )
 
 // The store is built before the server listens: a request is never accepted before it can be served.
-HttpLive.pipe(
+JobsPreview.layer(JobsLive).pipe(
   Layer.provide(NodeServerLive),
   Layer.provide(WaitlistLive),
+  Layer.provide(StoreLive),
   Layer.provide(Logger.layer([Logger.consoleJson])),
   Layer.launch,
   // SIGTERM and SIGINT stop the service gracefully (no new connections, requests in flight finish,

@@ -1,16 +1,40 @@
-import { Console, Effect, Stdio, Stream } from "effect"
+import { Console, Effect, Redacted, Schema, Stdio, Stream } from "effect"
 import type { Layer } from "effect"
-import { Command, Flag } from "effect/cli"
+import { Argument, CliError, Command, Flag } from "effect/cli"
 import type { SqlClient } from "effect/sql"
+import { NotFound } from "../schema/ApiErrors.ts"
+import { AccountName, Scope, scopes as allScopes } from "../schema/ApiKey.ts"
+import type { KeyInfo } from "../services/ApiKeys.ts"
+import { ApiKeys } from "../services/ApiKeys.ts"
 import * as Migrations from "../services/Migrations.ts"
 import { Waitlist } from "../services/Waitlist.ts"
 import * as Export from "./Export.ts"
+
+const isScope = Schema.is(Scope)
+
+const parseScopes = (text: string): ReadonlyArray<Scope> => {
+  const names = text.split(",").map((name) => name.trim())
+  const unknown = names.filter((name) => !isScope(name))
+  if (unknown.length > 0 || names.length === 0) {
+    throw new Error(`unknown scope ${JSON.stringify(unknown[0] ?? "")}; the scopes are ${allScopes.join(", ")}`)
+  }
+  return names as Array<Scope>
+}
+
+const keyLine = (key: KeyInfo) =>
+  [
+    key.id,
+    key.account,
+    key.scopes.join(","),
+    key.createdAt.toISOString(),
+    key.revokedAt === null ? "active" : `revoked ${key.revokedAt.toISOString()}`
+  ].join("\t")
 
 /**
  * The operator's command line. Each command opens the store when it runs, so `--help` and mistyped
  * commands answer at once.
  */
-export const make = <E>(store: Layer.Layer<Waitlist | SqlClient.SqlClient, E>) => {
+export const make = <E>(store: Layer.Layer<Waitlist | ApiKeys | SqlClient.SqlClient, E>) => {
   const count = Command.make("count", {}, () =>
     Effect.gen(function*() {
       const waitlist = yield* Waitlist
@@ -48,12 +72,62 @@ export const make = <E>(store: Layer.Layer<Waitlist | SqlClient.SqlClient, E>) =
       Command.provide(store)
     )
 
+  const createKey = Command.make("create", {
+    account: Flag.String("account").pipe(
+      Flag.withSchema(AccountName),
+      Flag.withDescription("the account the key acts for (created with its first key)")
+    ),
+    scopes: Flag.String("scopes").pipe(
+      Flag.mapTryCatch(parseScopes, (error) => (error as Error).message),
+      Flag.withDescription(`comma-separated: ${allScopes.join(",")}`)
+    )
+  }, (options) =>
+    Effect.gen(function*() {
+      const issued = yield* (yield* ApiKeys).create(options)
+      yield* Console.error(
+        `Created ${issued.id} for account ${issued.account} (${issued.accountId}) with ${issued.scopes.join(",")}.`
+          + " The key is shown once, on standard output; keep it out of client-side code and source control."
+      )
+      yield* Console.log(Redacted.value(issued.key))
+    })).pipe(
+      Command.withDescription("Issue an API key and print it, once. Only its SHA-256 is stored."),
+      Command.provide(store)
+    )
+
+  const listKeys = Command.make("list", {}, () =>
+    Effect.gen(function*() {
+      const keys = yield* (yield* ApiKeys).list
+      yield* Console.log(["id", "account", "scopes", "created", "status"].join("\t"))
+      for (const key of keys) yield* Console.log(keyLine(key))
+    })).pipe(
+      Command.withDescription("List every API key (never the key itself): id, account, scopes, created, status."),
+      Command.provide(store)
+    )
+
+  const revokeKey = Command.make("revoke", { id: Argument.String("id") }, ({ id }) =>
+    Effect.gen(function*() {
+      const key = yield* (yield* ApiKeys).revoke(id).pipe(
+        Effect.catchIf(
+          (error) => error instanceof NotFound,
+          (error) => Effect.fail(new CliError.UserError({ cause: error, userMessage: error.message }))
+        )
+      )
+      yield* Console.log(keyLine(key))
+    })).pipe(
+      Command.withDescription("Revoke an API key by its id: it is refused from the next request on."),
+      Command.provide(store)
+    )
+
   return Command.make("request-coordination").pipe(
     Command.withDescription("Operate the request-coordination service (on DATABASE_URL, or the embedded DATA_DIR)."),
     Command.withSubcommands([
       Command.make("waitlist").pipe(
         Command.withDescription("The early-access waitlist."),
         Command.withSubcommands([count, exportMembers])
+      ),
+      Command.make("keys").pipe(
+        Command.withDescription("API keys of the Job API (preview)."),
+        Command.withSubcommands([createKey, listKeys, revokeKey])
       ),
       Command.make("db").pipe(
         Command.withDescription("The database."),

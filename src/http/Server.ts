@@ -11,28 +11,34 @@ import { LandingPageLive } from "./LandingPage.ts"
 import * as RequestLog from "./RequestLog.ts"
 import { WaitlistHttpLive, WaitlistMethodsLive } from "./WaitlistHttp.ts"
 
+/** The routes besides the API and its documents: the extra methods, the landing page, the health checks. */
+export const OtherRoutesLive = Layer.mergeAll(WaitlistMethodsLive, LandingPageLive, HealthLive)
+
+/** Scalar's default fonts come from its CDN; the page uses the system's instead. */
+export const docsOptions = { path: "/docs", scalar: { withDefaultFonts: false } } as const
+
 /**
  * Every route the service serves: the API, its OpenAPI document and docs page, the extra methods, the
  * landing page, and the health checks.
  */
 export const RoutesLive = Layer.mergeAll(
   HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pipe(Layer.provide(WaitlistHttpLive)),
-  // Scalar's default fonts come from its CDN; the page uses the system's instead.
-  HttpApiScalar.layer(Api, { path: "/docs", scalar: { withDefaultFonts: false } }),
-  WaitlistMethodsLive,
-  LandingPageLive,
-  HealthLive
+  HttpApiScalar.layer(Api, docsOptions),
+  OtherRoutesLive
 )
 
 /**
- * The routes served by whichever `HttpServer` is provided. Paths match exactly, as published: no case
- * folding and no extra slashes, so that no undocumented alias of an operation exists. Effect's own
- * request logger is off: it costs as much as the rest of the request (see `RequestLog`).
+ * Paths match exactly, as published: no case folding and no extra slashes, so that no undocumented
+ * alias of an operation exists. Effect's own request logger is off: it costs as much as the rest of the
+ * request (see `RequestLog`).
  */
-export const HttpLive = HttpRouter.serve(RoutesLive, {
+export const serveOptions = {
   disableLogger: true,
   routerConfig: { caseSensitive: true, ignoreTrailingSlash: false, ignoreDuplicateSlashes: false }
-})
+} as const
+
+/** The routes served by whichever `HttpServer` is provided. */
+export const HttpLive = HttpRouter.serve(RoutesLive, serveOptions)
 
 export const ServerConfig = Config.all({
   port: Config.Port("PORT").pipe(Config.withDefault(8080)),

@@ -20,8 +20,103 @@ const createWaitlistMembers = Effect.gen(function*() {
     )`
 })
 
+/**
+ * Accounts own API keys (and, through them, Jobs). A key is stored as the SHA-256 of its text, never
+ * the text; `scopes` is space-separated.
+ */
+const createAccountsAndApiKeys = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`
+    CREATE TABLE accounts (
+      id text PRIMARY KEY,
+      name text NOT NULL UNIQUE,
+      created_at timestamptz NOT NULL DEFAULT now()
+    )`
+  yield* sql`
+    CREATE TABLE api_keys (
+      id text PRIMARY KEY,
+      account_id text NOT NULL REFERENCES accounts (id),
+      key_hash bytea NOT NULL UNIQUE,
+      scopes text NOT NULL,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      revoked_at timestamptz
+    )`
+})
+
+/**
+ * One row per (account, key): held by a request while `status` is null and `claimed_until` is in the
+ * future; then the answer (`status`, `headers` as JSON, `body` as the exact bytes sent).
+ */
+const createIdempotencyKeys = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`
+    CREATE TABLE idempotency_keys (
+      account_id text NOT NULL,
+      key text NOT NULL,
+      fingerprint text NOT NULL,
+      token text NOT NULL,
+      claimed_until timestamptz,
+      status integer,
+      headers text,
+      body bytea,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      expires_at timestamptz NOT NULL,
+      PRIMARY KEY (account_id, key)
+    )`
+  yield* sql`CREATE INDEX idempotency_keys_expires_at ON idempotency_keys (expires_at)`
+})
+
+/**
+ * Jobs, their events and a snapshot per revision. Documents are JSON text (`text`, not `jsonb`, which
+ * cannot hold U+0000, which a request may contain). `seq` orders the list of Jobs. An event's
+ * `position` is derived from the `xid8` of the transaction that appended it (see `Jobs.layerLive`);
+ * `xid` is kept so that a reader publishes only events no running transaction can precede.
+ */
+const createJobs = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`
+    CREATE TABLE jobs (
+      id text PRIMARY KEY,
+      account_id text NOT NULL,
+      seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
+      revision integer NOT NULL,
+      status text NOT NULL,
+      record text NOT NULL,
+      created_at timestamptz NOT NULL,
+      updated_at timestamptz NOT NULL
+    )`
+  yield* sql`CREATE INDEX jobs_account_seq ON jobs (account_id, seq DESC)`
+  yield* sql`CREATE INDEX jobs_account_status_seq ON jobs (account_id, status, seq DESC)`
+  yield* sql`CREATE INDEX jobs_interpreting ON jobs (seq) WHERE status = 'interpreting'`
+  yield* sql`
+    CREATE TABLE job_events (
+      position bigint PRIMARY KEY,
+      xid xid8 NOT NULL DEFAULT pg_current_xact_id(),
+      account_id text NOT NULL,
+      job_id text NOT NULL REFERENCES jobs (id),
+      job_revision integer NOT NULL,
+      type text NOT NULL,
+      data text NOT NULL,
+      occurred_at timestamptz NOT NULL
+    )`
+  yield* sql`CREATE INDEX job_events_account_position ON job_events (account_id, position)`
+  yield* sql`CREATE INDEX job_events_job_position ON job_events (job_id, position)`
+  yield* sql`
+    CREATE TABLE job_revisions (
+      job_id text NOT NULL REFERENCES jobs (id),
+      revision integer NOT NULL,
+      snapshot text NOT NULL,
+      first_position bigint NOT NULL,
+      last_position bigint NOT NULL,
+      PRIMARY KEY (job_id, revision)
+    )`
+})
+
 export const migrations = Migrator.fromRecord({
-  "0001_waitlist_members": createWaitlistMembers
+  "0001_waitlist_members": createWaitlistMembers,
+  "0002_accounts_and_api_keys": createAccountsAndApiKeys,
+  "0003_idempotency_keys": createIdempotencyKeys,
+  "0004_jobs": createJobs
 })
 
 /** Applies the pending migrations; answers those it applied. */

@@ -1,0 +1,300 @@
+import { ByteSize, Cause, Effect, Result } from "effect"
+import { HttpIncomingMessage, HttpServerResponse } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
+import type { HttpServerRequest } from "effect/http/HttpServerRequest"
+import { createHash } from "node:crypto"
+import {
+  IdempotencyKeyInUse,
+  IdempotencyKeyRequired,
+  InvalidJsonBody,
+  InvalidRequest,
+  InvalidState,
+  NotFound,
+  RevisionMismatch,
+  ServiceUnavailable
+} from "../schema/ApiErrors.ts"
+import type { IdempotencyKeyReused, JobError } from "../schema/ApiErrors.ts"
+import type { AccountId } from "../schema/ApiKey.ts"
+import { canonicalJson } from "../schema/Canonical.ts"
+import { Unavailable } from "../schema/Errors.ts"
+import type { Job, JobStatus } from "../schema/Job.ts"
+import {
+  AnswerQuestionsRequest,
+  CancelJobRequest,
+  ChangeConstraintsRequest,
+  CreateJobRequest,
+  decodeDocument,
+  jobStatuses
+} from "../schema/Job.ts"
+import type { StoredAnswer } from "../services/Idempotency.ts"
+import { Idempotency } from "../services/Idempotency.ts"
+import { Jobs, maxListLimit } from "../services/Jobs.ts"
+import { storeRetryAfter } from "../services/StoreGuard.ts"
+import { CurrentPrincipal } from "./Authentication.ts"
+import { PreviewApi } from "./JobsApi.ts"
+
+/** Bodies larger than this are not read: a request holds at most 10,000 characters and its constraints. */
+const maxBodySize = ByteSize.kibibytes(256)
+const maxBodyBytes = ByteSize.toNumberUnsafe(maxBodySize)
+
+const defaultListLimit = 20
+
+type AnyError =
+  | JobError
+  | InvalidJsonBody
+  | IdempotencyKeyRequired
+  | IdempotencyKeyInUse
+  | IdempotencyKeyReused
+  | ServiceUnavailable
+
+const isJobError = (error: unknown): error is JobError =>
+  error instanceof InvalidRequest || error instanceof NotFound || error instanceof InvalidState
+  || error instanceof RevisionMismatch
+
+const answer = (status: number, document: unknown, headers: Record<string, string> = {}): StoredAnswer => ({
+  status,
+  headers,
+  body: JSON.stringify(document)
+})
+
+/** Each error as jobs.md sends it: one status per code, `{"error", "message"}`, and its headers. */
+const errorAnswer = (error: AnyError): StoredAnswer => {
+  if (error instanceof IdempotencyKeyInUse || error instanceof ServiceUnavailable) {
+    const code = error instanceof IdempotencyKeyInUse ? "idempotency_key_in_use" : "unavailable"
+    return answer(error instanceof IdempotencyKeyInUse ? 409 : 503, { error: code, message: error.message }, {
+      "retry-after": String(error.retryAfter)
+    })
+  }
+  const status = error instanceof InvalidJsonBody || error instanceof IdempotencyKeyRequired
+    ? 400
+    : error instanceof NotFound
+    ? 404
+    : error instanceof InvalidState || error instanceof RevisionMismatch
+    ? 409
+    : 422
+  return answer(status, { error: error.error, message: error.message })
+}
+
+const unavailable = (retryAfter: number = storeRetryAfter) =>
+  new ServiceUnavailable({ message: "The service cannot serve the request now; retry later.", retryAfter })
+
+const respond = (stored: StoredAnswer, replayed = false) =>
+  HttpServerResponse.text(stored.body, {
+    status: stored.status,
+    contentType: "application/json",
+    headers: replayed ? { ...stored.headers, "idempotent-replayed": "true" } : stored.headers
+  })
+
+const jobAnswer = (job: Job, status = 200): StoredAnswer =>
+  answer(status, job, status === 201 ? { location: `/v1/jobs/${job.id}` } : {})
+
+/** `application/json`, with any parameters, in any case. */
+const isJson = (contentType: string | undefined): boolean => {
+  if (contentType === undefined) return false
+  const end = contentType.indexOf(";")
+  return (end === -1 ? contentType : contentType.slice(0, end)).trim().toLowerCase() === "application/json"
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
+
+const notJson = new InvalidJsonBody({ message: "The body is not a JSON document (UTF-8, application/json)." })
+const tooLarge = new InvalidJsonBody({ message: `The body is larger than ${maxBodyBytes} bytes.` })
+
+const readBody = (request: HttpServerRequest) => {
+  const declared = request.headers["content-length"]
+  if (declared !== undefined && Number(declared) > maxBodyBytes) return Effect.fail(tooLarge)
+  return request.arrayBuffer.pipe(
+    Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize),
+    Effect.map((buffer) => new Uint8Array(buffer)),
+    Effect.catch(() => Effect.fail(tooLarge))
+  )
+}
+
+/** The body's JSON value; `undefined` for an empty body, which only some operations accept. */
+const parseBody = (request: HttpServerRequest, body: Uint8Array, emptyAllowed: boolean) => {
+  if (body.length === 0) return emptyAllowed ? Result.succeed(undefined) : Result.fail(notJson)
+  if (!isJson(request.headers["content-type"])) return Result.fail(notJson)
+  try {
+    return Result.succeed<unknown>(JSON.parse(strictUtf8.decode(body)))
+  } catch {
+    return Result.fail(notJson)
+  }
+}
+
+const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex")
+
+/** jobs.md: the method, the path as sent, and the SHA-256 of the body's JCS form ("" for no body). */
+export const fingerprintOf = (method: string, path: string, document: unknown) =>
+  sha256(`${method} ${path}\n${document === undefined ? "" : sha256(canonicalJson(document))}`)
+
+const fingerprint = (request: HttpServerRequest, document: unknown) => {
+  const end = request.url.indexOf("?")
+  return fingerprintOf(request.method, end === -1 ? request.url : request.url.slice(0, end), document)
+}
+
+/** Visible ASCII, 1 to 255 characters. */
+const keyPattern = /^[\x21-\x7e]{1,255}$/
+
+const keyRequired = new IdempotencyKeyRequired({
+  message: "Send an Idempotency-Key header of 1 to 255 visible ASCII characters, unique to this operation."
+})
+
+const bindings = (request: HttpServerRequest) => new URL(request.url, "http://service").searchParams
+
+/** One value of a query parameter; given twice, it is refused. */
+const queryValue = (params: URLSearchParams, name: string): Result.Result<string | undefined, InvalidRequest> => {
+  const values = params.getAll(name)
+  if (values.length > 1) return Result.fail(new InvalidRequest({ message: `${name} is given more than once.` }))
+  return Result.succeed(values[0])
+}
+
+const positiveInt = (name: string, value: string | undefined, max = Number.MAX_SAFE_INTEGER) => {
+  if (value === undefined) return Result.succeed(undefined)
+  const n = /^[1-9][0-9]{0,15}$/.test(value) ? Number(value) : Number.NaN
+  return n >= 1 && n <= max
+    ? Result.succeed(n)
+    : Result.fail(new InvalidRequest({ message: `${name} must be a whole number from 1 to ${max}.` }))
+}
+
+export const JobsHttpLive = HttpApiBuilder.group(PreviewApi, "Jobs", (handlers) =>
+  Effect.gen(function*() {
+    const jobs = yield* Jobs
+    const idempotency = yield* Idempotency
+
+    // A defect is a bug, not an answer: log it with its cause, and answer 503.
+    const guarded = <R>(name: string, effect: Effect.Effect<HttpServerResponse.HttpServerResponse, never, R>) =>
+      effect.pipe(
+        Effect.catchDefect((defect) =>
+          Effect.logError(`${name} failed`, Cause.die(defect)).pipe(
+            Effect.as(respond(errorAnswer(unavailable())))
+          )
+        )
+      )
+
+    const failureAnswer = (error: AnyError | Unavailable) =>
+      errorAnswer(error instanceof Unavailable ? unavailable(error.retryAfter) : error)
+
+    const asAnswer = <R>(effect: Effect.Effect<StoredAnswer, AnyError | Unavailable, R>) =>
+      Effect.catch(effect, (error) => Effect.succeed(failureAnswer(error)))
+
+    /**
+     * A POST, in jobs.md's order: (authentication and scope have run) the Idempotency-Key, the body as
+     * JSON, the idempotency check, then the operation, whose answer, 2xx or 4xx, is stored with its
+     * effects. A 503 is not stored: the claim is released and a retry runs the operation again.
+     */
+    const mutation = <A>(
+      name: string,
+      request: HttpServerRequest,
+      options: {
+        readonly emptyBodyAllowed?: boolean
+        readonly decode: (document: unknown) => Result.Result<A, InvalidRequest>
+        readonly run: (accountId: AccountId, input: A) => Effect.Effect<StoredAnswer, JobError | Unavailable>
+      }
+    ) =>
+      guarded(
+        name,
+        Effect.gen(function*() {
+          const principal = yield* CurrentPrincipal
+          const key = request.headers["idempotency-key"]
+          if (key === undefined || !keyPattern.test(key)) return respond(errorAnswer(keyRequired))
+          const body = yield* Effect.result(readBody(request))
+          if (Result.isFailure(body)) return respond(errorAnswer(body.failure))
+          const document = parseBody(request, body.success, options.emptyBodyAllowed === true)
+          if (Result.isFailure(document)) return respond(errorAnswer(document.failure))
+          const claimed = yield* Effect.result(
+            idempotency.claim(principal.accountId, key, fingerprint(request, document.success))
+          )
+          if (Result.isFailure(claimed)) return respond(failureAnswer(claimed.failure))
+          if (claimed.success._tag === "Replay") return respond(claimed.success.answer, true)
+          const operation = Effect.fromResult(options.decode(document.success ?? {})).pipe(
+            Effect.flatMap((input) => options.run(principal.accountId, input)),
+            Effect.catchIf(isJobError, (error) => Effect.succeed(errorAnswer(error)))
+          )
+          const stored = yield* asAnswer(idempotency.complete(claimed.success.claim, operation))
+          return respond(stored)
+        })
+      )
+
+    const read = <R>(name: string, effect: Effect.Effect<StoredAnswer, JobError | Unavailable, R>) =>
+      guarded(name, Effect.map(asAnswer(effect), (stored) => respond(stored)))
+
+    const decodeCreate = decodeDocument(CreateJobRequest)
+    const decodeConstraints = decodeDocument(ChangeConstraintsRequest)
+    const decodeAnswers = decodeDocument(AnswerQuestionsRequest)
+    // An empty schema lets any member through; a cancellation takes none.
+    const decodeCancel = (document: unknown) =>
+      Result.flatMap(decodeDocument(CancelJobRequest)(document), (input) => {
+        const [member] = Object.keys(document as object)
+        return member === undefined
+          ? Result.succeed(input)
+          : Result.fail(
+            new InvalidRequest({ message: `${member} is not allowed here: a cancellation takes no document.` })
+          )
+      })
+
+    return handlers
+      .handleRaw("createJob", ({ request }) =>
+        mutation("createJob", request, {
+          decode: decodeCreate,
+          run: (accountId, input) => Effect.map(jobs.create(accountId, input), (job) => jobAnswer(job, 201))
+        }))
+      .handleRaw("listJobs", ({ request }) =>
+        read(
+          "listJobs",
+          Effect.gen(function*() {
+            const principal = yield* CurrentPrincipal
+            const params = bindings(request)
+            const status = yield* Effect.fromResult(queryValue(params, "status"))
+            if (status !== undefined && !(jobStatuses as ReadonlyArray<string>).includes(status)) {
+              return yield* Effect.fail(
+                new InvalidRequest({ message: `status must be one of ${jobStatuses.join(", ")}.` })
+              )
+            }
+            const limitText = yield* Effect.fromResult(queryValue(params, "limit"))
+            const limit = yield* Effect.fromResult(positiveInt("limit", limitText, maxListLimit))
+            const cursor = yield* Effect.fromResult(queryValue(params, "cursor"))
+            const page = yield* jobs.list(principal.accountId, {
+              status: status as JobStatus | undefined,
+              limit: limit ?? defaultListLimit,
+              cursor
+            })
+            return answer(200, page)
+          })
+        ))
+      .handleRaw("getJob", ({ params, request }) =>
+        read(
+          "getJob",
+          Effect.gen(function*() {
+            const principal = yield* CurrentPrincipal
+            const query = bindings(request)
+            if (query.has("at")) {
+              return yield* Effect.fail(
+                new InvalidRequest({ message: "at is not served by this preview yet; use revision." })
+              )
+            }
+            const revision = yield* Effect.fromResult(
+              Result.flatMap(queryValue(query, "revision"), (value) => positiveInt("revision", value))
+            )
+            const job = revision === undefined
+              ? yield* jobs.get(principal.accountId, params.id)
+              : yield* jobs.getRevision(principal.accountId, params.id, revision)
+            return answer(200, job)
+          })
+        ))
+      .handleRaw("changeConstraints", ({ params, request }) =>
+        mutation("changeConstraints", request, {
+          decode: decodeConstraints,
+          run: (accountId, input) => Effect.map(jobs.changeConstraints(accountId, params.id, input), jobAnswer)
+        }))
+      .handleRaw("answerQuestions", ({ params, request }) =>
+        mutation("answerQuestions", request, {
+          decode: decodeAnswers,
+          run: (accountId, input) => Effect.map(jobs.answer(accountId, params.id, input), jobAnswer)
+        }))
+      .handleRaw("cancelJob", ({ params, request }) =>
+        mutation("cancelJob", request, {
+          emptyBodyAllowed: true,
+          decode: decodeCancel,
+          run: (accountId) => Effect.map(jobs.cancel(accountId, params.id), jobAnswer)
+        }))
+  }))

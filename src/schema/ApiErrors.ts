@@ -1,0 +1,151 @@
+import { ErrorReporter, Schema } from "effect"
+import { HttpApiSchema } from "effect/http-api"
+import { RetryAfterSeconds } from "./Errors.ts"
+
+/**
+ * The errors of the authenticated API (jobs.md, "Errors"): `{"error": code, "message": text}`, one
+ * status per code. The message is for a person; programs branch on `error`.
+ */
+const body = <Code extends string>(code: Code, identifier: string) =>
+  Schema.Struct({ error: Schema.tag(code), message: Schema.String }).annotate({ identifier })
+
+/** 400: the body is not one JSON document. */
+export class InvalidJsonBody extends Schema.Error<InvalidJsonBody>("InvalidJsonBody")(
+  body("invalid_json", "InvalidJsonBody"),
+  { httpApiStatus: 400, description: "The body is not a JSON document." }
+) {
+  override readonly [ErrorReporter.ignore] = true
+}
+
+/** 400: a POST without a usable `Idempotency-Key` (1 to 255 visible ASCII characters). */
+export class IdempotencyKeyRequired extends Schema.Error<IdempotencyKeyRequired>("IdempotencyKeyRequired")(
+  body("idempotency_key_required", "IdempotencyKeyRequired"),
+  {
+    httpApiStatus: 400,
+    description: "The Idempotency-Key header is missing or is not 1 to 255 visible ASCII characters."
+  }
+) {
+  override readonly [ErrorReporter.ignore] = true
+}
+
+/** 401: no bearer key, or one that is unknown or revoked. Sent with `WWW-Authenticate: Bearer`. */
+export class Unauthorized extends Schema.Error<Unauthorized>("Unauthorized")(
+  body("unauthorized", "Unauthorized"),
+  { httpApiStatus: 401 }
+) {
+  override readonly [ErrorReporter.ignore] = true
+}
+
+export const UnauthorizedResponse = Unauthorized.pipe(
+  HttpApiSchema.encodeToWithHeaders({
+    body: body("unauthorized", "Unauthorized").annotate({
+      description: "No valid API key was given.",
+      httpApiStatus: 401
+    }),
+    headers: { "www-authenticate": Schema.Literal("Bearer") }
+  }, {
+    decode: ({ body }) => new Unauthorized({ message: body.message }),
+    encode: (error) => ({
+      body: { error: "unauthorized" as const, message: error.message },
+      headers: { "www-authenticate": "Bearer" as const }
+    })
+  })
+)
+
+/** 403: the key is valid but lacks the scope the operation needs. */
+export class Forbidden extends Schema.Error<Forbidden>("Forbidden")(
+  body("forbidden", "Forbidden"),
+  { httpApiStatus: 403, description: "The API key lacks the scope this operation needs." }
+) {
+  override readonly [ErrorReporter.ignore] = true
+}
+
+/** 404: no such resource for this account (another account's Job is 404 too, never 403). */
+export class NotFound extends Schema.Error<NotFound>("NotFound")(
+  body("not_found", "NotFound"),
+  { httpApiStatus: 404, description: "No such resource for this account." }
+) {
+  override readonly [ErrorReporter.ignore] = true
+}
+
+/** 409: the `jobRevision` sent is not the Job's current revision. */
+export class RevisionMismatch extends Schema.Error<RevisionMismatch>("RevisionMismatch")(
+  body("revision_mismatch", "RevisionMismatch"),
+  { httpApiStatus: 409, description: "The jobRevision sent is not the Job's current revision." }
+) {
+  override readonly [ErrorReporter.ignore] = true
+}
+
+/** 409: the Job's state does not allow the operation (a terminal Job, no open question, ...). */
+export class InvalidState extends Schema.Error<InvalidState>("InvalidState")(
+  body("invalid_state", "InvalidState"),
+  { httpApiStatus: 409, description: "The Job's state does not allow this operation." }
+) {
+  override readonly [ErrorReporter.ignore] = true
+}
+
+/** 409: another request with the same `Idempotency-Key` is in progress. Sent with `Retry-After`. */
+export class IdempotencyKeyInUse extends Schema.Error<IdempotencyKeyInUse>("IdempotencyKeyInUse")({
+  message: Schema.String,
+  retryAfter: RetryAfterSeconds
+}, { httpApiStatus: 409 }) {
+  override readonly [ErrorReporter.ignore] = true
+}
+
+const retryAfterHeader = Schema.NumberFromString.annotate({
+  description: "Whole seconds to wait before retrying."
+}).pipe(Schema.decodeTo(RetryAfterSeconds))
+
+/**
+ * `IdempotencyKeyInUse` as the OpenAPI document shows it: a 409 shares its status with
+ * `invalid_state` and `revision_mismatch`, and an HttpApi response with headers cannot share one, so
+ * its `Retry-After` is described rather than declared.
+ */
+export const IdempotencyKeyInUseBody = body("idempotency_key_in_use", "IdempotencyKeyInUse").annotate({
+  description: "A request with this Idempotency-Key is in progress; retry after the seconds in Retry-After.",
+  httpApiStatus: 409
+})
+
+/** 422: the document is JSON but not a valid request (a message says what is wrong). */
+export class InvalidRequest extends Schema.Error<InvalidRequest>("InvalidRequest")(
+  body("invalid_request", "InvalidRequest"),
+  { httpApiStatus: 422, description: "The request is JSON but not valid; the message says why." }
+) {
+  override readonly [ErrorReporter.ignore] = true
+}
+
+/** 422: the `Idempotency-Key` was used before for a different request. */
+export class IdempotencyKeyReused extends Schema.Error<IdempotencyKeyReused>("IdempotencyKeyReused")(
+  body("idempotency_key_reused", "IdempotencyKeyReused"),
+  { httpApiStatus: 422, description: "The Idempotency-Key was used before for a different request." }
+) {
+  override readonly [ErrorReporter.ignore] = true
+}
+
+/** 503 on the authenticated API: the service cannot serve the request now. Sent with `Retry-After`. */
+export class ServiceUnavailable extends Schema.Error<ServiceUnavailable>("ServiceUnavailable")({
+  message: Schema.String,
+  retryAfter: RetryAfterSeconds
+}, { httpApiStatus: 503 }) {
+  override readonly [ErrorReporter.ignore] = true
+}
+
+export const ServiceUnavailableResponse = ServiceUnavailable.pipe(
+  HttpApiSchema.encodeToWithHeaders({
+    body: body("unavailable", "ServiceUnavailable").annotate({
+      description: "The service cannot serve the request now; retry after Retry-After seconds.",
+      httpApiStatus: 503
+    }),
+    headers: { "retry-after": retryAfterHeader }
+  }, {
+    decode: ({ body, headers }) =>
+      new ServiceUnavailable({ message: body.message, retryAfter: headers["retry-after"] }),
+    encode: (error) => ({
+      body: { error: "unavailable" as const, message: error.message },
+      headers: { "retry-after": error.retryAfter }
+    })
+  })
+)
+
+/** Every error a Job operation can answer after the idempotency claim (stored and replayed with it). */
+export type JobError = InvalidRequest | NotFound | RevisionMismatch | InvalidState

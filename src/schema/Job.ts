@@ -1,0 +1,139 @@
+import { Result, Schema, SchemaIssue } from "effect"
+import { InvalidRequest } from "./ApiErrors.ts"
+import { Constraint, ConstraintInput, Objective, Question, strictParseOptions } from "./Constraint.ts"
+
+export const JobId = Schema.String.pipe(Schema.brand("JobId"))
+export type JobId = typeof JobId.Type
+
+/** jobs.md, "States". */
+export const jobStatuses = [
+  "interpreting",
+  "awaiting_input",
+  "planning",
+  "awaiting_approval",
+  "executing",
+  "verifying",
+  "recovering",
+  "completed",
+  "failed",
+  "cancelled"
+] as const
+export const JobStatus = Schema.Literals(jobStatuses).annotate({ identifier: "JobStatus" })
+export type JobStatus = typeof JobStatus.Type
+
+export const isTerminal = (status: JobStatus): boolean =>
+  status === "completed" || status === "failed" || status === "cancelled"
+
+export const requestMaxLength = 10_000
+export const answerMaxLength = 10_000
+
+const isWellFormed = Schema.makeFilter((s: string) => s.isWellFormed(), { expected: "well-formed Unicode text" })
+
+/** The User's words, kept verbatim as provenance: 1 to 10,000 characters (code points). */
+export const RequestText = Schema.String.check(
+  isWellFormed,
+  Schema.isMinLength(1),
+  Schema.isMaxCodePoints(requestMaxLength)
+).annotate({ description: "The User's words, verbatim: 1 to 10,000 characters." })
+
+/** An answer to a question: the User's words, 1 to 10,000 characters, not only white space. */
+export const AnswerText = Schema.String.check(
+  isWellFormed,
+  Schema.makeFilter((s: string) => s.trim() !== "", { expected: "an answer that is not empty or only white space" }),
+  Schema.isMaxCodePoints(answerMaxLength)
+)
+
+export const JobRevision = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)).annotate({
+  description: "The Job's revision: 1 at creation, one more with every change of constraints or answer."
+})
+
+/** An RFC 3339 UTC timestamp with milliseconds, as the service writes them. */
+export const Instant = Schema.String.annotate({ format: "date-time" })
+
+/** jobs.md, "The Job as the API shows it". */
+export const Job = Schema.Struct({
+  id: JobId,
+  jobRevision: JobRevision,
+  status: JobStatus,
+  request: Schema.String,
+  constraints: Schema.Array(Constraint),
+  objective: Schema.NullOr(Objective),
+  questions: Schema.Array(Question).annotate({ description: "The open questions; empty when none is open." }),
+  proposal: Schema.Null.annotate({ description: "The open proposal; always null in this preview." }),
+  outcome: Schema.Null.annotate({ description: "The verified outcome; always null in this preview." }),
+  createdAt: Instant,
+  updatedAt: Instant
+}).annotate({ identifier: "Job" })
+export type Job = typeof Job.Type
+
+export const JobPage = Schema.Struct({
+  data: Schema.Array(Job),
+  nextCursor: Schema.NullOr(Schema.String).annotate({
+    description: "Pass as `cursor` for the next page; null on the last page."
+  })
+}).annotate({ identifier: "JobPage" })
+export type JobPage = typeof JobPage.Type
+
+export const CreateJobRequest = Schema.Struct({
+  request: RequestText,
+  constraints: Schema.Array(ConstraintInput)
+}).annotate({ identifier: "CreateJobRequest" })
+export type CreateJobRequest = typeof CreateJobRequest.Type
+
+export const ChangeConstraintsRequest = Schema.Struct({
+  jobRevision: JobRevision,
+  constraints: Schema.Array(ConstraintInput)
+}).annotate({ identifier: "ChangeConstraintsRequest" })
+export type ChangeConstraintsRequest = typeof ChangeConstraintsRequest.Type
+
+export const AnswerQuestionsRequest = Schema.Struct({
+  jobRevision: JobRevision,
+  answers: Schema.Record(Schema.String, AnswerText).annotate({
+    description: "Answers by question id; any subset of the open questions, at least one."
+  })
+}).annotate({ identifier: "AnswerQuestionsRequest" })
+export type AnswerQuestionsRequest = typeof AnswerQuestionsRequest.Type
+
+/** A cancellation carries no document: an empty body or `{}`. */
+export const CancelJobRequest = Schema.Struct({}).annotate({ identifier: "CancelJobRequest" })
+
+const constraintTypes = ConstraintInput.members.map((member) => member.fields.type.literal)
+
+const pathText = (path: ReadonlyArray<PropertyKey>) =>
+  path.map((key, i) => typeof key === "number" ? `[${key}]` : i === 0 ? String(key) : `.${String(key)}`).join("")
+
+/** Says what is wrong with a document in words a person reads, naming the place (`constraints[0].max`). */
+const describe = (issue: SchemaIssue.Issue, input: unknown): string => {
+  const [first] = SchemaIssue.makeFormatterStandardSchemaV1()(issue).issues
+  if (first === undefined) return "The document is not valid."
+  const path = (first.path ?? []).map((segment) => typeof segment === "object" ? segment.key : segment)
+  const at = path.length === 0 ? "the document" : pathText(path)
+  // A constraint that matches no member of the union: say which `type` values exist, or what the
+  // matching member lacks.
+  if (path[0] === "constraints" && path.length === 2 && first.message.startsWith("Expected ConstraintInput")) {
+    const constraint = (input as { constraints: ReadonlyArray<unknown> }).constraints[path[1] as number]
+    const type = typeof constraint === "object" && constraint !== null
+      ? (constraint as { type?: unknown }).type
+      : undefined
+    if (typeof constraint !== "object" || constraint === null || Array.isArray(constraint)) {
+      return `${at} must be an object.`
+    }
+    if (!constraintTypes.includes(type as never)) {
+      return `${at}.type must be one of ${constraintTypes.join(", ")}.`
+    }
+  }
+  if (first.message === "Missing key") return `${at} is required.`
+  if (first.message === "Expected no excess property") return `${at} is not allowed here.`
+  return `${at}: ${first.message.replace(/^Expected /, "expected ")}.`
+}
+
+/** Decodes a parsed JSON document, answering 422 `invalid_request` with a message for a person. */
+export const decodeDocument = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S) => {
+  const decode = Schema.decodeUnknownResult(schema, strictParseOptions)
+  return (input: unknown): Result.Result<S["Type"], InvalidRequest> => {
+    if (typeof input !== "object" || input === null || Array.isArray(input)) {
+      return Result.fail(new InvalidRequest({ message: "The body must be a JSON object." }))
+    }
+    return Result.mapError(decode(input), (error) => new InvalidRequest({ message: describe(error.issue, input) }))
+  }
+}

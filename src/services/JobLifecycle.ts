@@ -1,0 +1,262 @@
+import { Result } from "effect"
+import { randomBytes } from "node:crypto"
+import { InvalidRequest, InvalidState, RevisionMismatch } from "../schema/ApiErrors.ts"
+import type { AccountId } from "../schema/ApiKey.ts"
+import { canonicalJson } from "../schema/Canonical.ts"
+import type { Constraint, ConstraintInput, ConstraintSource, Objective, Question } from "../schema/Constraint.ts"
+import type {
+  AnswerQuestionsRequest,
+  ChangeConstraintsRequest,
+  CreateJobRequest,
+  Job,
+  JobId,
+  JobStatus
+} from "../schema/Job.ts"
+import { isTerminal } from "../schema/Job.ts"
+import type { Answer, Interpretation, InterpretInput } from "./Interpreter.ts"
+
+/**
+ * The rules of a Job's life (jobs.md, "States" and "Revisions, precisely") as pure functions from a
+ * Job and a command to the Job after it and the events that say what happened. Both stores apply
+ * exactly these, so they cannot disagree on the rules.
+ */
+
+/** Everything the service keeps of a Job; the API shows it through `toView`. */
+export interface JobRecord {
+  readonly id: JobId
+  readonly accountId: AccountId
+  readonly revision: number
+  readonly status: JobStatus
+  readonly request: string
+  readonly callerConstraints: ReadonlyArray<Constraint>
+  readonly interpretedConstraints: ReadonlyArray<Constraint>
+  readonly objective: Objective | null
+  readonly questions: ReadonlyArray<Question>
+  /** Every answer given, oldest first, with the question it answered. */
+  readonly answers: ReadonlyArray<Answer>
+  readonly createdAt: string
+  readonly updatedAt: string
+}
+
+export const eventTypes = [
+  "job.created",
+  "job.revised",
+  "work.invalidated",
+  "job.interpreted",
+  "job.input_requested",
+  "job.cancelled"
+] as const
+export type EventType = typeof eventTypes[number]
+
+/** An event before the store gives it a position. */
+export interface NewEvent {
+  readonly type: EventType
+  readonly data: Readonly<Record<string, unknown>>
+}
+
+/** A Job after a command, and what happened; no event means nothing changed. */
+export interface Change {
+  readonly record: JobRecord
+  readonly events: ReadonlyArray<NewEvent>
+}
+
+export const newJobId = (): JobId => `job_${randomBytes(12).toString("hex")}` as JobId
+const newConstraintId = () => `con_${randomBytes(8).toString("hex")}`
+
+export const toView = (record: JobRecord): Job => ({
+  id: record.id,
+  jobRevision: record.revision,
+  status: record.status,
+  request: record.request,
+  constraints: [...record.callerConstraints, ...record.interpretedConstraints],
+  objective: record.objective,
+  questions: record.questions,
+  proposal: null,
+  outcome: null,
+  createdAt: record.createdAt,
+  updatedAt: record.updatedAt
+})
+
+const inputOf = ({ id: _id, source: _source, ...input }: Constraint): ConstraintInput => input as ConstraintInput
+
+/**
+ * Names constraints: one canonically equal to a constraint of `previous` keeps that one's id, so a
+ * constraint that did not change keeps its name across revisions.
+ */
+const name = (
+  inputs: ReadonlyArray<ConstraintInput>,
+  source: ConstraintSource,
+  previous: ReadonlyArray<Constraint> = []
+): ReadonlyArray<Constraint> => {
+  const available = previous.map((constraint) => ({ id: constraint.id, key: canonicalJson(inputOf(constraint)) }))
+  return inputs.map((input) => {
+    const key = canonicalJson(input)
+    const match = available.findIndex((candidate) => candidate.key === key)
+    const id = match === -1 ? newConstraintId() : available.splice(match, 1)[0]!.id
+    return { ...input, id, source } as Constraint
+  })
+}
+
+/** The same constraints, in any order. */
+const sameConstraints = (a: ReadonlyArray<ConstraintInput>, b: ReadonlyArray<ConstraintInput>) => {
+  const keys = (list: ReadonlyArray<ConstraintInput>) => list.map(canonicalJson).sort()
+  return canonicalJson(keys(a)) === canonicalJson(keys(b))
+}
+
+const terminalState = (record: JobRecord) =>
+  new InvalidState({ message: `The Job is ${record.status}; it can no longer change.` })
+
+const checkRevision = (record: JobRecord, jobRevision: number) =>
+  jobRevision === record.revision ? undefined : new RevisionMismatch({
+    message: `The Job is at revision ${record.revision}, not ${jobRevision}; read it again and retry.`
+  })
+
+/** What revision n had produced that a new revision sets aside. */
+const invalidated = (record: JobRecord): NewEvent => ({
+  type: "work.invalidated",
+  data: { revision: record.revision, work: "interpretation", status: record.status }
+})
+
+/** A new revision that goes back to interpreting: what the last interpretation said is set aside. */
+const reinterpret = (record: JobRecord, now: string): JobRecord => ({
+  ...record,
+  revision: record.revision + 1,
+  status: "interpreting",
+  interpretedConstraints: [],
+  objective: null,
+  questions: [],
+  updatedAt: now
+})
+
+export const create = (id: JobId, accountId: AccountId, input: CreateJobRequest, now: string): Change => {
+  const callerConstraints = name(input.constraints, "caller")
+  return {
+    record: {
+      id,
+      accountId,
+      revision: 1,
+      status: "interpreting",
+      request: input.request,
+      callerConstraints,
+      interpretedConstraints: [],
+      objective: null,
+      questions: [],
+      answers: [],
+      createdAt: now,
+      updatedAt: now
+    },
+    events: [{ type: "job.created", data: { request: input.request, constraints: callerConstraints } }]
+  }
+}
+
+/** Replaces the caller's constraints; equal ones (in any order) change nothing. */
+export const changeConstraints = (
+  record: JobRecord,
+  input: ChangeConstraintsRequest,
+  now: string
+): Result.Result<Change, InvalidState | RevisionMismatch> => {
+  if (isTerminal(record.status)) return Result.fail(terminalState(record))
+  const mismatch = checkRevision(record, input.jobRevision)
+  if (mismatch !== undefined) return Result.fail(mismatch)
+  if (sameConstraints(record.callerConstraints.map(inputOf), input.constraints)) {
+    return Result.succeed({ record, events: [] })
+  }
+  const callerConstraints = name(input.constraints, "caller", record.callerConstraints)
+  const next = { ...reinterpret(record, now), callerConstraints }
+  return Result.succeed({
+    record: next,
+    events: [
+      { type: "job.revised", data: { cause: "constraints", constraints: callerConstraints } },
+      invalidated(record)
+    ]
+  })
+}
+
+/**
+ * Answers open questions. All of them answered: a new revision that is interpreted again with every
+ * answer given. Some of them: a new revision whose other questions stay open.
+ */
+export const answer = (
+  record: JobRecord,
+  input: AnswerQuestionsRequest,
+  now: string
+): Result.Result<Change, InvalidState | InvalidRequest | RevisionMismatch> => {
+  if (isTerminal(record.status)) return Result.fail(terminalState(record))
+  if (record.status !== "awaiting_input" || record.questions.length === 0) {
+    return Result.fail(new InvalidState({ message: `The Job is ${record.status}; it has no open question to answer.` }))
+  }
+  const ids = Object.keys(input.answers)
+  if (ids.length === 0) {
+    return Result.fail(new InvalidRequest({ message: "answers must answer at least one open question." }))
+  }
+  const unknown = ids.find((id) => !record.questions.some((question) => question.id === id))
+  if (unknown !== undefined) {
+    return Result.fail(
+      new InvalidRequest({
+        message: `answers.${unknown} names no open question; the open questions are ${
+          record.questions.map((question) => question.id).join(", ")
+        }.`
+      })
+    )
+  }
+  const mismatch = checkRevision(record, input.jobRevision)
+  if (mismatch !== undefined) return Result.fail(mismatch)
+  const given = record.questions.filter((question) => question.id in input.answers).map((question) => ({
+    questionId: question.id,
+    question: question.text,
+    answer: input.answers[question.id]!
+  }))
+  const open = record.questions.filter((question) => !(question.id in input.answers))
+  const answers = [...record.answers, ...given]
+  const revised: NewEvent = { type: "job.revised", data: { cause: "answers", answers: given } }
+  if (open.length > 0) {
+    return Result.succeed({
+      record: { ...record, revision: record.revision + 1, questions: open, answers, updatedAt: now },
+      events: [revised]
+    })
+  }
+  return Result.succeed({ record: { ...reinterpret(record, now), answers }, events: [revised, invalidated(record)] })
+}
+
+/** Cancelling changes the status, not the revision. */
+export const cancel = (record: JobRecord, now: string): Result.Result<Change, InvalidState> =>
+  isTerminal(record.status)
+    ? Result.fail(terminalState(record))
+    : Result.succeed({
+      record: { ...record, status: "cancelled", updatedAt: now },
+      events: [{ type: "job.cancelled", data: { previousStatus: record.status } }]
+    })
+
+/** What the interpreter is given for the Job's current revision. */
+export const interpretInput = (record: JobRecord): Omit<InterpretInput, "createdAt"> => ({
+  request: record.request,
+  constraints: record.callerConstraints.map(inputOf),
+  answers: record.answers
+})
+
+/**
+ * The interpreter's reading of `revision`. A reading of a revision the Job has left, or of a Job no
+ * longer interpreting (cancelled meanwhile), changes nothing: it is work of an older revision.
+ */
+export const interpreted = (
+  record: JobRecord,
+  revision: number,
+  interpretation: Interpretation,
+  now: string
+): Change => {
+  if (record.revision !== revision || record.status !== "interpreting") return { record, events: [] }
+  const interpretedConstraints = name(interpretation.constraints, "interpreted")
+  if (interpretation._tag === "Understood" || interpretation.questions.length === 0) {
+    const objective = interpretation.objective
+    if (objective === null) throw new Error("the interpreter asked no question and named no objective")
+    return {
+      record: { ...record, status: "planning", objective, interpretedConstraints, questions: [], updatedAt: now },
+      events: [{ type: "job.interpreted", data: { objective, constraints: interpretedConstraints } }]
+    }
+  }
+  const { objective, questions } = interpretation
+  return {
+    record: { ...record, status: "awaiting_input", objective, interpretedConstraints, questions, updatedAt: now },
+    events: [{ type: "job.input_requested", data: { objective, constraints: interpretedConstraints, questions } }]
+  }
+}

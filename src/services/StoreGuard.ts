@@ -1,0 +1,55 @@
+import { Duration, Effect, Fiber } from "effect"
+import { Migrator } from "effect/sql"
+import { SqlError } from "effect/sql/SqlError"
+import { Unavailable } from "../schema/Errors.ts"
+import { DatabaseConfig } from "./Database.ts"
+import * as Migrations from "./Migrations.ts"
+
+/** How long a caller is asked to wait when the store fails. */
+export const storeRetryAfter = 5
+
+/**
+ * The one place where the Job API's stores turn infrastructure failures into `Unavailable`, as the
+ * waitlist's store does: every operation first awaits the migrations, and the whole of it, waiting for
+ * a connection included, is bounded by the statement timeout. The operation runs in a fiber of its own
+ * (it keeps the caller's services, an open transaction included), and the answer does not wait for it
+ * to stop. Typed failures of the operation pass through unchanged.
+ */
+export const make = (name: string) =>
+  Effect.gen(function*() {
+    const migrations = yield* Migrations.Migrations
+    const { statementTimeout } = yield* DatabaseConfig
+    const scope = yield* Effect.scope
+    const unavailable = new Unavailable({ retryAfter: storeRetryAfter })
+    const timedOut = new StoreFailure({ message: `no answer within ${Duration.format(statementTimeout)}` })
+
+    const toUnavailable = (error: { readonly message: string }) =>
+      Effect.logWarning(`${name} store unavailable`, error.message).pipe(Effect.andThen(Effect.fail(unavailable)))
+
+    return <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, SqlError> | Unavailable, R> =>
+      Effect.forkIn(Effect.andThen(migrations.ready, self), scope).pipe(
+        Effect.flatMap((fiber) =>
+          Fiber.join(fiber).pipe(
+            Effect.timeoutOrElse({
+              duration: statementTimeout,
+              orElse: () => Effect.andThen(Effect.forkIn(Fiber.interrupt(fiber), scope), Effect.fail(timedOut))
+            })
+          )
+        ),
+        Effect.catch((error): Effect.Effect<never, Exclude<E, SqlError> | Unavailable> =>
+          isStoreFailure(error) ? toUnavailable(error) : Effect.fail(error as Exclude<E, SqlError>)
+        )
+      ) as Effect.Effect<A, Exclude<E, SqlError> | Unavailable, R>
+  })
+
+class StoreFailure {
+  readonly _tag = "StoreFailure"
+  readonly message: string
+  constructor(options: { readonly message: string }) {
+    this.message = options.message
+  }
+}
+
+/** What the store itself fails with: SQL and migration errors, and the timeout. */
+const isStoreFailure = (error: unknown): error is { readonly message: string } =>
+  error instanceof SqlError || error instanceof Migrator.MigrationError || error instanceof StoreFailure

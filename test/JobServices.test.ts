@@ -1,0 +1,354 @@
+import { assert, describe, layer } from "@effect/vitest"
+import { ConfigProvider, Effect, Exit, Layer, Option } from "effect"
+import {
+  IdempotencyKeyInUse,
+  InvalidRequest,
+  InvalidState,
+  NotFound,
+  RevisionMismatch
+} from "../src/schema/ApiErrors.ts"
+import type { AccountId } from "../src/schema/ApiKey.ts"
+import { Unavailable } from "../src/schema/Errors.ts"
+import * as ApiKeys from "../src/services/ApiKeys.ts"
+import * as Database from "../src/services/Database.ts"
+import * as Idempotency from "../src/services/Idempotency.ts"
+import type { Interpretation } from "../src/services/Interpreter.ts"
+import * as Jobs from "../src/services/Jobs.ts"
+import * as JobWork from "../src/services/JobWork.ts"
+import * as Migrations from "../src/services/Migrations.ts"
+import * as TestDatabase from "./support/TestDatabase.ts"
+
+/**
+ * One behaviour of the Job API's stores (Jobs, Idempotency), held by the in-memory and the PostgreSQL
+ * layers alike. Interpretation is driven by hand here (no runner), so every step is the test's.
+ */
+
+const config = { IDEMPOTENCY_CLAIM_TTL: "1 second", IDEMPOTENCY_RETENTION: "3 seconds" }
+
+const stores = Layer.mergeAll(Jobs.layerTest, Idempotency.layerTest, ApiKeys.layerTest).pipe(
+  Layer.provideMerge(JobWork.layer),
+  Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown(config)))
+)
+
+const storesLive = Layer.mergeAll(Jobs.layerLive, Idempotency.layerLive, ApiKeys.layerLive).pipe(
+  Layer.provideMerge(JobWork.layer),
+  Layer.provide(Migrations.layer),
+  Layer.provideMerge(Database.layer),
+  Layer.provide(TestDatabase.configLayer(config))
+)
+
+let counter = 0
+const account = () => `acct_test_${process.pid}_${++counter}` as AccountId
+
+const needsDate: Interpretation = {
+  _tag: "NeedsInput",
+  objective: { kind: "reservation", summary: "A table for 4" },
+  constraints: [{ type: "quantity", count: 4, unit: "people" }],
+  questions: [
+    { id: "q_date", text: "For when?", about: "date" },
+    { id: "q_time", text: "At what time?", about: "time" }
+  ]
+}
+const understood: Interpretation = {
+  _tag: "Understood",
+  objective: { kind: "reservation", summary: "A table for 4" },
+  constraints: [{ type: "quantity", count: 4, unit: "people" }]
+}
+const budget = { type: "budget", max: { amount: "200.00", currency: "EUR" } } as const
+const place = { type: "location", place: "Lisbon" } as const
+
+const failure = <A, E>(effect: Effect.Effect<A, E>) =>
+  Effect.map(
+    Effect.exit(effect),
+    (exit) => Exit.isFailure(exit) ? Option.getOrUndefined(Exit.findErrorOption(exit)) : undefined
+  )
+
+const code = (error: unknown) =>
+  error instanceof IdempotencyKeyInUse
+    ? "idempotency_key_in_use"
+    : (error as { readonly error?: string } | undefined)?.error
+
+const behaviour = (
+  name: string,
+  layerUnderTest: Layer.Layer<Jobs.Jobs | Idempotency.Idempotency | JobWork.JobWork, unknown>
+) =>
+  layer(layerUnderTest, { timeout: "60 seconds", excludeTestServices: true })(name, (it) => {
+    describe("Jobs", () => {
+      it.effect("creates a Job interpreting at revision 1, with its event, its snapshot and a signal", () =>
+        Effect.gen(function*() {
+          const jobs = yield* Jobs.Jobs
+          const work = yield* JobWork.JobWork
+          const owner = account()
+          const job = yield* jobs.create(owner, { request: "Dinner for 4\u0000 in Lisbon 😀", constraints: [budget] })
+          assert.strictEqual(job.status, "interpreting")
+          assert.strictEqual(job.jobRevision, 1)
+          assert.strictEqual(job.request, "Dinner for 4\u0000 in Lisbon 😀")
+          assert.deepStrictEqual(Object.keys(job), [
+            "id",
+            "jobRevision",
+            "status",
+            "request",
+            "constraints",
+            "objective",
+            "questions",
+            "proposal",
+            "outcome",
+            "createdAt",
+            "updatedAt"
+          ])
+          assert.strictEqual(job.constraints[0]!.source, "caller")
+          assert.match(job.constraints[0]!.id, /^con_/)
+          assert.deepStrictEqual(yield* jobs.get(owner, job.id), job)
+          assert.deepStrictEqual(yield* jobs.getRevision(owner, job.id, 1), job)
+          const events = yield* jobs.events(owner, job.id)
+          assert.deepStrictEqual(events.map((event) => event.type), ["job.created"])
+          assert.deepStrictEqual(yield* work.take, { accountId: owner, jobId: job.id, revision: 1 })
+          assert.isTrue((yield* jobs.awaitingInterpretation).some((ref) => ref.jobId === job.id))
+        }))
+
+      it.effect("hides a Job from every other account", () =>
+        Effect.gen(function*() {
+          const jobs = yield* Jobs.Jobs
+          const owner = account()
+          const other = account()
+          const job = yield* jobs.create(owner, { request: "A haircut", constraints: [] })
+          assert.instanceOf(yield* failure(jobs.get(other, job.id)), NotFound)
+          assert.instanceOf(yield* failure(jobs.getRevision(other, job.id, 1)), NotFound)
+          assert.instanceOf(yield* failure(jobs.cancel(other, job.id)), NotFound)
+          assert.instanceOf(
+            yield* failure(jobs.changeConstraints(other, job.id, { jobRevision: 1, constraints: [] })),
+            NotFound
+          )
+          assert.instanceOf(yield* failure(jobs.events(other, job.id)), NotFound)
+          assert.deepStrictEqual((yield* jobs.list(other, { limit: 10 })).data, [])
+          assert.strictEqual((yield* jobs.get(owner, job.id)).status, "interpreting")
+        }))
+
+      it.effect("records an interpretation of the current revision only, and asks, then plans", () =>
+        Effect.gen(function*() {
+          const jobs = yield* Jobs.Jobs
+          const owner = account()
+          const job = yield* jobs.create(owner, { request: "A table for 4", constraints: [budget] })
+          const ref = { accountId: owner, jobId: job.id, revision: 1 }
+          const input = yield* jobs.interpretationInput(ref)
+          assert.isTrue(Option.isSome(input))
+          assert.deepStrictEqual(Option.getOrThrow(input).constraints, [budget])
+          assert.isFalse(yield* jobs.recordInterpretation({ ...ref, revision: 2 }, understood))
+          assert.isTrue(yield* jobs.recordInterpretation(ref, needsDate))
+          // A second reading of the same revision (a runner retrying) changes nothing.
+          assert.isFalse(yield* jobs.recordInterpretation(ref, understood))
+          const asked = yield* jobs.get(owner, job.id)
+          assert.strictEqual(asked.status, "awaiting_input")
+          assert.strictEqual(asked.jobRevision, 1)
+          assert.deepStrictEqual(asked.questions.map((q) => q.id), ["q_date", "q_time"])
+          assert.deepStrictEqual(asked.constraints.map((c) => c.source), ["caller", "interpreted"])
+          assert.deepStrictEqual(
+            (yield* jobs.events(owner, job.id)).map((event) => event.type),
+            ["job.created", "job.input_requested"]
+          )
+          assert.isTrue(Option.isNone(yield* jobs.interpretationInput(ref)))
+        }))
+
+      it.effect("takes a partial answer as a new revision with the rest open, and a full one back to interpreting", () =>
+        Effect.gen(function*() {
+          const jobs = yield* Jobs.Jobs
+          const owner = account()
+          const job = yield* jobs.create(owner, { request: "A table for 4", constraints: [] })
+          yield* jobs.recordInterpretation({ accountId: owner, jobId: job.id, revision: 1 }, needsDate)
+
+          const unknown = yield* failure(jobs.answer(owner, job.id, { jobRevision: 1, answers: { q_nope: "x" } }))
+          assert.instanceOf(unknown, InvalidRequest)
+          assert.include(unknown!.message, "q_date, q_time")
+          const stale = yield* failure(jobs.answer(owner, job.id, { jobRevision: 7, answers: { q_date: "Friday" } }))
+          assert.instanceOf(stale, RevisionMismatch)
+
+          const partial = yield* jobs.answer(owner, job.id, { jobRevision: 1, answers: { q_date: "Friday" } })
+          assert.strictEqual(partial.jobRevision, 2)
+          assert.strictEqual(partial.status, "awaiting_input")
+          assert.deepStrictEqual(partial.questions.map((q) => q.id), ["q_time"])
+
+          const full = yield* jobs.answer(owner, job.id, { jobRevision: 2, answers: { q_time: "8pm" } })
+          assert.strictEqual(full.jobRevision, 3)
+          assert.strictEqual(full.status, "interpreting")
+          assert.deepStrictEqual(full.questions, [])
+          assert.strictEqual(full.objective, null)
+          const input = Option.getOrThrow(
+            yield* jobs.interpretationInput({ accountId: owner, jobId: job.id, revision: 3 })
+          )
+          assert.deepStrictEqual(input.answers, [
+            { questionId: "q_date", question: "For when?", answer: "Friday" },
+            { questionId: "q_time", question: "At what time?", answer: "8pm" }
+          ])
+          const noQuestion = yield* failure(jobs.answer(owner, job.id, { jobRevision: 3, answers: { q_time: "9pm" } }))
+          assert.instanceOf(noQuestion, InvalidState)
+
+          const events = yield* jobs.events(owner, job.id)
+          assert.deepStrictEqual(events.map((event) => [event.type, event.jobRevision]), [
+            ["job.created", 1],
+            ["job.input_requested", 1],
+            ["job.revised", 2],
+            ["job.revised", 3],
+            ["work.invalidated", 3]
+          ])
+          const positions = events.map((event) => event.position)
+          assert.deepStrictEqual(positions, [...positions].sort((a, b) => a - b))
+          assert.strictEqual(new Set(positions).size, positions.length)
+          assert.strictEqual((yield* jobs.getRevision(owner, job.id, 2)).status, "awaiting_input")
+          assert.instanceOf(yield* failure(jobs.getRevision(owner, job.id, 4)), NotFound)
+        }))
+
+      it.effect("changes constraints as a new revision; equal ones, in any order, change nothing", () =>
+        Effect.gen(function*() {
+          const jobs = yield* Jobs.Jobs
+          const owner = account()
+          const job = yield* jobs.create(owner, { request: "A table for 4", constraints: [budget, place] })
+          yield* jobs.recordInterpretation({ accountId: owner, jobId: job.id, revision: 1 }, understood)
+          const planned = yield* jobs.get(owner, job.id)
+          assert.strictEqual(planned.status, "planning")
+
+          const same = yield* jobs.changeConstraints(owner, job.id, { jobRevision: 1, constraints: [place, budget] })
+          assert.deepStrictEqual(same, planned)
+          assert.strictEqual((yield* jobs.events(owner, job.id)).length, 2)
+
+          const stale = yield* failure(jobs.changeConstraints(owner, job.id, { jobRevision: 2, constraints: [] }))
+          assert.instanceOf(stale, RevisionMismatch)
+
+          const changed = yield* jobs.changeConstraints(owner, job.id, { jobRevision: 1, constraints: [budget] })
+          assert.strictEqual(changed.jobRevision, 2)
+          assert.strictEqual(changed.status, "interpreting")
+          assert.deepStrictEqual(changed.constraints.map((c) => c.id), [job.constraints[0]!.id])
+          assert.deepStrictEqual(
+            (yield* jobs.events(owner, job.id)).map((event) => event.type),
+            ["job.created", "job.interpreted", "job.revised", "work.invalidated"]
+          )
+          // The reading of revision 1 arrives late: it is dropped.
+          assert.isFalse(yield* jobs.recordInterpretation({ accountId: owner, jobId: job.id, revision: 1 }, understood))
+          assert.strictEqual((yield* jobs.getRevision(owner, job.id, 1)).status, "planning")
+        }))
+
+      it.effect("cancels without a new revision, and a terminal Job refuses every change", () =>
+        Effect.gen(function*() {
+          const jobs = yield* Jobs.Jobs
+          const owner = account()
+          const job = yield* jobs.create(owner, { request: "A table for 4", constraints: [] })
+          const cancelled = yield* jobs.cancel(owner, job.id)
+          assert.strictEqual(cancelled.status, "cancelled")
+          assert.strictEqual(cancelled.jobRevision, 1)
+          assert.instanceOf(yield* failure(jobs.cancel(owner, job.id)), InvalidState)
+          // invalid_state wins over revision_mismatch.
+          assert.instanceOf(
+            yield* failure(jobs.changeConstraints(owner, job.id, { jobRevision: 9, constraints: [budget] })),
+            InvalidState
+          )
+          assert.instanceOf(
+            yield* failure(jobs.answer(owner, job.id, { jobRevision: 1, answers: { q: "x" } })),
+            InvalidState
+          )
+          assert.isFalse(yield* jobs.recordInterpretation({ accountId: owner, jobId: job.id, revision: 1 }, understood))
+          assert.isFalse((yield* jobs.awaitingInterpretation).some((ref) => ref.jobId === job.id))
+          assert.deepStrictEqual(
+            (yield* jobs.events(owner, job.id)).map((event) => event.type),
+            ["job.created", "job.cancelled"]
+          )
+        }))
+
+      it.effect("lists newest first, by pages, filtered by status; a cursor it did not give is refused", () =>
+        Effect.gen(function*() {
+          const jobs = yield* Jobs.Jobs
+          const owner = account()
+          const created = []
+          for (let i = 0; i < 5; i++) created.push(yield* jobs.create(owner, { request: `Job ${i}`, constraints: [] }))
+          yield* jobs.cancel(owner, created[1]!.id)
+          const first = yield* jobs.list(owner, { limit: 2 })
+          assert.deepStrictEqual(first.data.map((job) => job.request), ["Job 4", "Job 3"])
+          const second = yield* jobs.list(owner, { limit: 2, cursor: first.nextCursor! })
+          assert.deepStrictEqual(second.data.map((job) => job.request), ["Job 2", "Job 1"])
+          const third = yield* jobs.list(owner, { limit: 2, cursor: second.nextCursor! })
+          assert.deepStrictEqual(third.data.map((job) => job.request), ["Job 0"])
+          assert.strictEqual(third.nextCursor, null)
+          const cancelled = yield* jobs.list(owner, { limit: 10, status: "cancelled" })
+          assert.deepStrictEqual(cancelled.data.map((job) => job.id), [created[1]!.id])
+          for (const cursor of ["garbage!", "eyJiZWZvcmUiOi0xfQ", Buffer.from("{}").toString("base64url")]) {
+            assert.instanceOf(yield* failure(jobs.list(owner, { limit: 2, cursor })), InvalidRequest)
+          }
+        }))
+    })
+
+    describe("Idempotency", () => {
+      const answer = { status: 201, headers: { location: "/v1/jobs/x" }, body: `{"id":"x","ü":"😀"}` }
+
+      it.effect("claims a key once per account; replays its answer; refuses it for another request", () =>
+        Effect.gen(function*() {
+          const idempotency = yield* Idempotency.Idempotency
+          const owner = account()
+          const claimed = yield* idempotency.claim(owner, "k", "fp1")
+          assert.strictEqual(claimed._tag, "Claimed")
+          const inUse = yield* failure(idempotency.claim(owner, "k", "fp1"))
+          assert.strictEqual(code(inUse), "idempotency_key_in_use")
+          assert.strictEqual(
+            code(yield* failure(idempotency.claim(owner, "k", "fp2"))),
+            "idempotency_key_reused"
+          )
+          // Another account's key of the same name is its own.
+          assert.strictEqual((yield* idempotency.claim(account(), "k", "fp1"))._tag, "Claimed")
+          if (claimed._tag !== "Claimed") return
+          assert.deepStrictEqual(yield* idempotency.complete(claimed.claim, Effect.succeed(answer)), answer)
+          const replay = yield* idempotency.claim(owner, "k", "fp1")
+          assert.deepStrictEqual(replay, { _tag: "Replay", answer })
+          assert.strictEqual(
+            code(yield* failure(idempotency.claim(owner, "k", "fp2"))),
+            "idempotency_key_reused"
+          )
+        }))
+
+      it.effect("stores nothing for an operation that fails, and frees the key for a retry", () =>
+        Effect.gen(function*() {
+          const idempotency = yield* Idempotency.Idempotency
+          const owner = account()
+          const claimed = yield* idempotency.claim(owner, "k", "fp")
+          if (claimed._tag !== "Claimed") return assert.fail("not claimed")
+          const failed = yield* failure(
+            idempotency.complete(claimed.claim, Effect.fail(new Unavailable({ retryAfter: 5 })))
+          )
+          assert.instanceOf(failed, Unavailable)
+          assert.strictEqual((yield* idempotency.claim(owner, "k", "fp"))._tag, "Claimed")
+        }))
+
+      it.effect("lets a claim lapse after its TTL, and refuses to complete a claim another request took over", () =>
+        Effect.gen(function*() {
+          const idempotency = yield* Idempotency.Idempotency
+          const owner = account()
+          const first = yield* idempotency.claim(owner, "k", "fp")
+          yield* Effect.sleep("1200 millis")
+          const second = yield* idempotency.claim(owner, "k", "fp")
+          assert.strictEqual(second._tag, "Claimed")
+          if (first._tag !== "Claimed" || second._tag !== "Claimed") return
+          assert.notStrictEqual(first.claim.token, second.claim.token)
+          let ran = false
+          const late = yield* failure(idempotency.complete(first.claim, Effect.sync(() => (ran = true, answer))))
+          assert.strictEqual(code(late), "idempotency_key_in_use")
+          assert.isFalse(ran)
+          yield* idempotency.complete(second.claim, Effect.succeed(answer))
+          assert.strictEqual((yield* idempotency.claim(owner, "k", "fp"))._tag, "Replay")
+        }))
+
+      it.effect("prunes keys past their retention; a pruned key is new again", () =>
+        Effect.gen(function*() {
+          const idempotency = yield* Idempotency.Idempotency
+          const owner = account()
+          const claimed = yield* idempotency.claim(owner, "old", "fp")
+          if (claimed._tag !== "Claimed") return assert.fail("not claimed")
+          yield* idempotency.complete(claimed.claim, Effect.succeed(answer))
+          assert.strictEqual(yield* idempotency.prune.pipe(Effect.map((n) => n >= 0)), true)
+          assert.strictEqual((yield* idempotency.claim(owner, "old", "fp"))._tag, "Replay")
+          yield* Effect.sleep("3200 millis")
+          assert.isAtLeast(yield* idempotency.prune, 1)
+          assert.strictEqual((yield* idempotency.claim(owner, "old", "other"))._tag, "Claimed")
+        }))
+    })
+  })
+
+describe("Job API stores", () => {
+  behaviour("in memory", stores)
+  behaviour(`on ${TestDatabase.kind}`, storesLive)
+})

@@ -1,0 +1,97 @@
+import { assert, layer } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { execFile } from "node:child_process"
+import * as ApiKeys from "../src/services/ApiKeys.ts"
+import * as Database from "../src/services/Database.ts"
+import * as Idempotency from "../src/services/Idempotency.ts"
+import * as Interpreter from "../src/services/Interpreter.ts"
+import * as JobRunner from "../src/services/JobRunner.ts"
+import * as Jobs from "../src/services/Jobs.ts"
+import * as JobWork from "../src/services/JobWork.ts"
+import * as Migrations from "../src/services/Migrations.ts"
+import { baseUrl } from "./support/Http.ts"
+import { call, previewServerWith } from "./support/JobsHttp.ts"
+import * as TestDatabase from "./support/TestDatabase.ts"
+
+interface Output {
+  readonly code: number
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** The command line as an operator runs it, in its own process, on the given store. */
+const cli = (env: Record<string, string>, args: ReadonlyArray<string>) =>
+  Effect.callback<Output>((resume) => {
+    execFile(
+      process.execPath,
+      ["src/cli.ts", ...args],
+      { env: { ...process.env, ...env } },
+      (error, stdout, stderr) => {
+        resume(Effect.succeed({ code: error === null ? 0 : Number(error.code ?? 1), stdout, stderr }))
+      }
+    )
+  })
+
+// The service (here: the test) holds the store and serves the Job API on it; the command line
+// borrows the same store, as it does while the service runs.
+// The same layer value twice: built once, so both see one store.
+const store = TestDatabase.layerWithEnv
+const services = JobRunner.layerInProcess().pipe(
+  Layer.provideMerge(Layer.mergeAll(Jobs.layerLive, Idempotency.layerLive, ApiKeys.layerLive)),
+  Layer.provideMerge(JobWork.layer),
+  Layer.provide(Interpreter.layerLive),
+  Layer.provide(Migrations.layer),
+  Layer.provideMerge(Database.layer),
+  Layer.provide(store)
+)
+
+layer(previewServerWith(services).pipe(Layer.provideMerge(store)), {
+  excludeTestServices: true,
+  timeout: "120 seconds"
+})(`npm run cli -- keys (${TestDatabase.kind}, while the service holds the store)`, (it) => {
+  it.effect("creates a key shown once, lists keys without their secret, and a revoked key is refused", () =>
+    Effect.gen(function*() {
+      const env = yield* TestDatabase.StoreEnv
+      const url = yield* baseUrl
+
+      const created = yield* cli(env, ["keys", "create", "--account", "acme", "--scopes", "jobs:read,jobs:write"])
+      assert.strictEqual(created.code, 0, created.stderr)
+      const lines = created.stdout.split("\n")
+      assert.deepStrictEqual(lines.length, 2)
+      const key = lines[0]!
+      assert.match(key, /^rc_live_[A-Za-z0-9_-]{43}$/)
+      assert.notInclude(created.stderr, key)
+      const id = /Created (key_[0-9a-f]+)/.exec(created.stderr)?.[1]
+      assert.isDefined(id)
+
+      assert.strictEqual((yield* call(url, { path: "/v1/jobs", key })).status, 200)
+
+      const listed = yield* cli(env, ["keys", "list"])
+      assert.strictEqual(listed.code, 0, listed.stderr)
+      assert.include(listed.stdout, `${id}\tacme\tjobs:read,jobs:write\t`)
+      assert.include(listed.stdout, "\tactive")
+      assert.notInclude(listed.stdout + listed.stderr, key.slice("rc_live_".length, "rc_live_".length + 12))
+
+      const revoked = yield* cli(env, ["keys", "revoke", id!])
+      assert.strictEqual(revoked.code, 0, revoked.stderr)
+      assert.include(revoked.stdout, "revoked ")
+      const refused = yield* call(url, { path: "/v1/jobs", key })
+      assert.strictEqual(refused.status, 401)
+      assert.strictEqual(refused.headers["www-authenticate"], "Bearer")
+      assert.include((yield* cli(env, ["keys", "list"])).stdout, `${id}\tacme`)
+    }))
+
+  it.effect("refuses unknown scopes, bad account names and unknown keys with a message and exit code 1", () =>
+    Effect.gen(function*() {
+      const env = yield* TestDatabase.StoreEnv
+      const scopes = yield* cli(env, ["keys", "create", "--account", "acme", "--scopes", "jobs:read,jobs:all"])
+      assert.notStrictEqual(scopes.code, 0)
+      assert.include(scopes.stdout + scopes.stderr, "unknown scope \"jobs:all\"")
+      assert.notMatch(scopes.stdout, /rc_live_/)
+      const account = yield* cli(env, ["keys", "create", "--account", "no spaces", "--scopes", "jobs:read"])
+      assert.notStrictEqual(account.code, 0)
+      const unknown = yield* cli(env, ["keys", "revoke", "key_0000"])
+      assert.notStrictEqual(unknown.code, 0)
+      assert.include(unknown.stdout + unknown.stderr, "There is no API key \"key_0000\".")
+    }))
+})

@@ -1,0 +1,100 @@
+import { NodeHttpServer } from "@effect/platform-node"
+import { Effect, Layer, Redacted } from "effect"
+import { PreviewHttpLive } from "../../src/http/JobsPreview.ts"
+import { makeNodeServer } from "../../src/http/Server.ts"
+import type { Scope } from "../../src/schema/ApiKey.ts"
+import * as ApiKeys from "../../src/services/ApiKeys.ts"
+import * as Database from "../../src/services/Database.ts"
+import * as Idempotency from "../../src/services/Idempotency.ts"
+import * as Interpreter from "../../src/services/Interpreter.ts"
+import * as JobRunner from "../../src/services/JobRunner.ts"
+import * as Jobs from "../../src/services/Jobs.ts"
+import * as JobWork from "../../src/services/JobWork.ts"
+import * as Migrations from "../../src/services/Migrations.ts"
+import * as Waitlist from "../../src/services/Waitlist.ts"
+import { send } from "./Http.ts"
+import type { RawResponse } from "./Http.ts"
+import * as TestDatabase from "./TestDatabase.ts"
+
+export type JobServices = Jobs.Jobs | Idempotency.Idempotency | ApiKeys.ApiKeys | JobWork.JobWork
+
+/** The Job API's services in memory, with the in-process runner over `interpreter`. */
+export const servicesTest = (interpreter: Layer.Layer<Interpreter.Interpreter> = Interpreter.layerTest()) =>
+  JobRunner.layerInProcess({ sweepInterval: "1 second" }).pipe(
+    Layer.provideMerge(Layer.mergeAll(Jobs.layerTest, Idempotency.layerTest, ApiKeys.layerTest)),
+    Layer.provideMerge(JobWork.layer),
+    Layer.provide(interpreter)
+  )
+
+/** The same services on PostgreSQL (or PGlite), over a store of their own, configured by `config`. */
+export const servicesLive = (
+  interpreter: Layer.Layer<Interpreter.Interpreter> = Interpreter.layerTest(),
+  config: Record<string, string> = {}
+) =>
+  JobRunner.layerInProcess({ sweepInterval: "1 second" }).pipe(
+    Layer.provideMerge(Layer.mergeAll(Jobs.layerLive, Idempotency.layerLive, ApiKeys.layerLive)),
+    Layer.provideMerge(JobWork.layer),
+    Layer.provide(interpreter),
+    Layer.provide(Migrations.layer),
+    Layer.provideMerge(Database.layer),
+    Layer.provide(TestDatabase.configLayer(config))
+  )
+
+/** The real HTTP stack with the Job API preview on an ephemeral port, over the given Job services. */
+export const previewServerWith = <E, R>(services: Layer.Layer<JobServices, E, R>) =>
+  PreviewHttpLive.pipe(
+    Layer.provide(Waitlist.layerTest),
+    Layer.provideMerge(services),
+    Layer.provideMerge(NodeHttpServer.layer(() => makeNodeServer(), { host: "127.0.0.1", port: 0 }))
+  )
+
+export const allScopes: ReadonlyArray<Scope> = ["jobs:read", "jobs:write", "approvals:write"]
+
+/** A new account with a key of the given scopes; answers the key's text. */
+export const newKey = (
+  scopes: ReadonlyArray<Scope> = allScopes,
+  account = `acct-${Math.random().toString(36).slice(2)}`
+) =>
+  Effect.flatMap(ApiKeys.ApiKeys, (keys) => keys.create({ account, scopes })).pipe(
+    Effect.map((issued) => Redacted.value(issued.key))
+  )
+
+let keyCounter = 0
+export const newIdempotencyKey = () => `key-${process.pid}-${Date.now()}-${++keyCounter}`
+
+export interface Call {
+  readonly method?: string
+  readonly path: string
+  readonly key?: string | undefined
+  readonly idempotencyKey?: string | undefined
+  readonly body?: unknown
+  readonly rawBody?: string | Uint8Array
+  readonly headers?: Record<string, string>
+}
+
+/** One request to the Job API, as a client program sends it. */
+export const call = (url: string, options: Call): Effect.Effect<RawResponse> => {
+  const headers: Record<string, string> = { ...options.headers }
+  if (options.key !== undefined) headers.authorization = `Bearer ${options.key}`
+  if (options.idempotencyKey !== undefined) headers["idempotency-key"] = options.idempotencyKey
+  const body = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body))
+  if (options.body !== undefined && headers["content-type"] === undefined) headers["content-type"] = "application/json"
+  return send(url, {
+    method: options.method ?? (body === undefined ? "GET" : "POST"),
+    path: options.path,
+    headers,
+    ...(body === undefined ? {} : { body })
+  })
+}
+
+/** Polls a Job until its status is no longer `interpreting` (the runner works in the background). */
+export const settled = (url: string, key: string, id: string) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < 200; i++) {
+      const response = yield* call(url, { path: `/v1/jobs/${id}`, key })
+      const job = JSON.parse(response.body)
+      if (job.status !== "interpreting") return job
+      yield* Effect.sleep("20 millis")
+    }
+    return yield* Effect.die(new Error(`job ${id} is still interpreting`))
+  })
