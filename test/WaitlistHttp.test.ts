@@ -1,5 +1,6 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer, Stream } from "effect"
+import { request } from "node:http"
 import { connect } from "node:net"
 import { Unavailable } from "../src/schema/Errors.ts"
 import { layerStore, layerTest, Waitlist, withPause } from "../src/services/Waitlist.ts"
@@ -78,6 +79,29 @@ layer(serverWith(layerTest).pipe(Layer.provideMerge(layerTest)), { excludeTestSe
             200,
             joinedBody
           )
+        }))
+
+      it.effect("sends 100 Continue to a client that waits for it, then answers", () =>
+        Effect.gen(function*() {
+          const url = new URL(yield* baseUrl)
+          const body = JSON.stringify({ email: unique("continue"), source: "landing" })
+          // The body is sent only once the server has asked for it: without the 100, this never ends.
+          const answer = yield* Effect.callback<{ status: number; body: string }>((resume) => {
+            const req = request({
+              host: url.hostname,
+              port: url.port,
+              path: "/v1/waitlist",
+              method: "POST",
+              agent: false,
+              headers: { ...json, expect: "100-continue", "content-length": Buffer.byteLength(body) }
+            }, (res) => {
+              let text = ""
+              res.setEncoding("utf8").on("data", (chunk: string) => text += chunk)
+              res.on("end", () => resume(Effect.succeed({ status: res.statusCode!, body: text })))
+            })
+            req.on("continue", () => req.end(body))
+          })
+          assert.deepStrictEqual(answer, { status: 200, body: joinedBody })
         }))
 
       it.effect("counts length in code points: 254 with emoji is accepted, 255 is refused", () =>

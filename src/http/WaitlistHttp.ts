@@ -1,3 +1,4 @@
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { ByteSize, Cause, Config, Effect, Layer, Schema } from "effect"
 import { HttpEffect, HttpIncomingMessage, HttpRouter, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
@@ -33,9 +34,43 @@ const refuseOversized = HttpEffect.appendPreResponseHandler((_, response) =>
   Effect.succeed(HttpServerResponse.setHeader(response, "connection", "close"))
 ).pipe(Effect.andThen(Effect.fail(new InvalidJson())))
 
+// The body straight from Node's request: a few listeners, where the platform's reader memoises an
+// effect by running one and waits for the stream to close as well as end (a sixth of the CPU of an
+// answer, profiled). A request that expects `100-continue` goes through the platform, which sends it.
+const readNodeBody = (request: HttpServerRequest) =>
+  Effect.callback<Uint8Array, InvalidJson, HttpServerRequest>((resume) => {
+    const incoming = NodeHttpServerRequest.toIncomingMessage(request)
+    const chunks: Array<Buffer> = []
+    let size = 0
+    const stop = () => {
+      incoming.off("data", onData)
+      incoming.off("end", onEnd)
+      incoming.off("error", onError)
+    }
+    const onData = (chunk: Buffer) => {
+      size += chunk.length
+      if (size <= maxBodyBytes) return void chunks.push(chunk)
+      stop()
+      resume(refuseOversized)
+    }
+    const onEnd = () => {
+      stop()
+      resume(Effect.succeed(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)))
+    }
+    const onError = () => {
+      stop()
+      resume(refuseOversized)
+    }
+    incoming.on("data", onData)
+    incoming.on("end", onEnd)
+    incoming.on("error", onError)
+    return Effect.sync(stop)
+  })
+
 const readBody = (request: HttpServerRequest) => {
   const declared = request.headers["content-length"]
   if (declared !== undefined && Number(declared) > maxBodyBytes) return refuseOversized
+  if (request.headers.expect === undefined) return readNodeBody(request)
   return request.arrayBuffer.pipe(
     Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize),
     Effect.map((buffer) => new Uint8Array(buffer)),
