@@ -4,6 +4,8 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 /** `REQUEST_LOG=false` turns the request log off. */
 export const Enabled = Config.Boolean("REQUEST_LOG").pipe(Config.withDefault(true))
 
+const started = Symbol("started")
+
 export interface RequestLog {
   /** Called as a request arrives; its line is written once its response has been sent. */
   readonly track: (request: IncomingMessage, response: ServerResponse) => void
@@ -28,20 +30,36 @@ export const make = (write: (chunk: string) => void = (chunk) => process.stdout.
       write(chunk)
     }
     yield* Effect.addFinalizer(() => Effect.sync(flush))
-    const track = (request: IncomingMessage, response: ServerResponse) => {
-      const started = performance.now()
-      response.once("finish", () => {
-        const status = response.statusCode
-        const url = request.url ?? ""
+    // One listener shared by every response, the start time kept on the response itself, the time
+    // formatted once per millisecond and the route once per path: no allocation per request but the
+    // line itself.
+    let lastMillis = 0
+    let lastTime = ""
+    const routes = new Map<string, string>()
+    const routeOf = (url: string) => {
+      let route = routes.get(url)
+      if (route === undefined) {
         const end = url.indexOf("?")
-        const route = status === 404 ? "null" : JSON.stringify(end === -1 ? url : url.slice(0, end))
-        if (pending === "") setImmediate(flush)
-        pending += `{"time":"${
-          new Date().toISOString()
-        }","method":"${request.method}","route":${route},"status":${status},"durationMs":${
-          (performance.now() - started).toFixed(3)
-        }}\n`
-      })
+        route = JSON.stringify(end === -1 ? url : url.slice(0, end))
+        if (routes.size < 64) routes.set(url, route)
+      }
+      return route
+    }
+    function onFinish(this: ServerResponse & { [started]?: number }) {
+      const status = this.statusCode
+      const now = Date.now()
+      if (now !== lastMillis) {
+        lastMillis = now
+        lastTime = new Date(now).toISOString()
+      }
+      if (pending === "") setImmediate(flush)
+      pending += `{"time":"${lastTime}","method":"${this.req.method}","route":${
+        status === 404 ? "null" : routeOf(this.req.url ?? "")
+      },"status":${status},"durationMs":${(performance.now() - this[started]!).toFixed(3)}}\n`
+    }
+    const track = (_request: IncomingMessage, response: ServerResponse & { [started]?: number }) => {
+      response[started] = performance.now()
+      response.on("finish", onFinish)
     }
     return { track } satisfies RequestLog
   })
