@@ -16,11 +16,12 @@ const StoreLive = Migrations.layer.pipe(Layer.provideMerge(Database.layer))
 
 const WaitlistLive = Layer.merge(Waitlist.withPause(Waitlist.layerLive), Migrations.migrateOnStart)
 
-// Built only with JOBS_API=preview: the Job API's stores, and its background work.
-const JobsLive = Layer.mergeAll(JobRunner.layerInProcess(), Idempotency.pruneLoop()).pipe(
+// Built only with JOBS_API=preview: the Job API's stores, and its background work on the durable engine.
+const JobsLive = Layer.mergeAll(JobRunner.layer(), Idempotency.pruneLoop()).pipe(
   Layer.provideMerge(Layer.mergeAll(Jobs.layerLive, Idempotency.layerLive, ApiKeys.layerLive)),
   Layer.provideMerge(JobWork.layer),
-  Layer.provide(Interpreter.layerLive)
+  Layer.provide(Interpreter.layerLive),
+  Layer.provide(JobRunner.engine)
 )
 
 // The store is built before the server listens: a request is never accepted before it can be served.

@@ -102,7 +102,12 @@ const behaviour = (
           assert.deepStrictEqual(yield* jobs.getRevision(owner, job.id, 1), job)
           const events = yield* jobs.events(owner, job.id)
           assert.deepStrictEqual(events.map((event) => event.type), ["job.created"])
-          assert.deepStrictEqual(yield* work.take, { accountId: owner, jobId: job.id, revision: 1 })
+          assert.deepStrictEqual(yield* work.take, {
+            accountId: owner,
+            jobId: job.id,
+            revision: 1,
+            status: "interpreting"
+          })
           assert.isTrue((yield* jobs.awaitingInterpretation).some((ref) => ref.jobId === job.id))
         }))
 

@@ -529,10 +529,11 @@ const flakyKeys = Layer.effect(ApiKeys.ApiKeys)(Effect.gen(function*() {
   }
 })).pipe(Layer.provide(ApiKeys.layerTest))
 
-const flakyServices = JobRunner.layerInProcess().pipe(
+const flakyServices = JobRunner.layer().pipe(
   Layer.provideMerge(Layer.mergeAll(flakyJobs, Idempotency.layerTest, flakyKeys)),
   Layer.provideMerge(JobWork.layer),
-  Layer.provide(Interpreter.layerTest())
+  Layer.provide(Interpreter.layerTest()),
+  Layer.provide(JobRunner.engineMemory)
 )
 
 layer(previewServerWith(flakyServices), { excludeTestServices: true })("the Job API when its store fails", (it) => {

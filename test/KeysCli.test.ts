@@ -36,10 +36,11 @@ const cli = (env: Record<string, string>, args: ReadonlyArray<string>) =>
 // borrows the same store, as it does while the service runs.
 // The same layer value twice: built once, so both see one store.
 const store = TestDatabase.layerWithEnv
-const services = JobRunner.layerInProcess().pipe(
+const services = JobRunner.layer().pipe(
   Layer.provideMerge(Layer.mergeAll(Jobs.layerLive, Idempotency.layerLive, ApiKeys.layerLive)),
   Layer.provideMerge(JobWork.layer),
   Layer.provide(Interpreter.layerLive),
+  Layer.provide(JobRunner.engine),
   Layer.provide(Migrations.layer),
   Layer.provideMerge(Database.layer),
   Layer.provide(store)

@@ -1,63 +1,108 @@
-import { Cause, Duration, Effect, Layer, Option, Schedule, Semaphore } from "effect"
+import * as NodeCrypto from "@effect/platform-node/NodeCrypto"
+import { Cause, Duration, Effect, Layer, Option, Schedule, Schema } from "effect"
+import * as ClusterWorkflowEngine from "effect/cluster/ClusterWorkflowEngine"
+import * as SingleRunner from "effect/cluster/SingleRunner"
+import * as Activity from "effect/workflow/Activity"
+import * as DurableDeferred from "effect/workflow/DurableDeferred"
+import * as Workflow from "effect/workflow/Workflow"
+import * as WorkflowEngine from "effect/workflow/WorkflowEngine"
+import { NotFound } from "../schema/ApiErrors.ts"
+import { AccountId } from "../schema/ApiKey.ts"
+import { JobId } from "../schema/Job.ts"
+import { DatabaseConfig } from "./Database.ts"
 import { Interpreter } from "./Interpreter.ts"
 import { Jobs } from "./Jobs.ts"
-import type { JobRef } from "./JobWork.ts"
+import type { JobChange, JobRef } from "./JobWork.ts"
 import { JobWork } from "./JobWork.ts"
 
 /**
- * Moves Jobs on after a change: for now, interpretation only (a Job `interpreting` becomes
- * `awaiting_input` or `planning`). This is the seam where the durable engine goes: it runs the work in
- * this process, in fibers of its own, as soon as `JobWork` says a change has committed, and sweeps the
- * store for Jobs left `interpreting` (at start, and every `sweepInterval`), which finds the work of a
- * process that stopped. Its steps are safe to repeat: an interpretation is recorded only while the Job
- * is still interpreting the revision it read (`Jobs.recordInterpretation`), so two runners, or a
- * signal and a sweep, never apply one twice.
+ * The work of one revision of a Job, run by effect/workflow's engine: with effect/cluster's SQL
+ * storage on PostgreSQL (`engineSql`), each step is recorded in the same database, so that after a
+ * crash the engine delivers the run again and it goes on from its last recorded step, in whichever
+ * process then holds the Job's shard.
+ *
+ * A revision is interpreted (an activity), and then, if the interpretation asks questions, waits for
+ * its input (a durable deferred). The input never arrives in the old revision: answers, like new
+ * constraints, commit a new revision, and the runner interrupts the old revision's run and starts the
+ * new one's; cancelling interrupts the current one.
  */
-export const layerInProcess = (options: {
-  readonly sweepInterval?: Duration.Input | undefined
-  readonly concurrency?: number | undefined
-} = {}) =>
+export const JobRevision = Workflow.make("JobRevision", {
+  payload: { accountId: AccountId, jobId: JobId, revision: Schema.Int },
+  idempotencyKey: ({ jobId, revision }) => `${jobId}/${revision}`
+})
+
+/** What a revision waits on while its questions are open; it ends by interruption (see `JobRevision`). */
+export const InputGiven = DurableDeferred.make("InputGiven")
+
+const Outcome = Schema.Literals(["awaiting_input", "moved_on"])
+
+/** A store that cannot answer is waited out: the step is retried until it can. */
+const storeRetry = Schedule.min([Schedule.exponential(Duration.millis(200), 2), Schedule.spaced(Duration.seconds(30))])
+
+/** Registers `JobRevision`'s body with the engine. */
+export const layerWorkflow = JobRevision.toLayer(Effect.fnUntraced(function*(ref) {
+  const jobs = yield* Jobs
+  const interpreter = yield* Interpreter
+  // At least once, like every activity: after a crash it may run again. Recording applies only while
+  // the Job still interprets this revision, so a second run changes nothing and answers the same.
+  const interpret = Activity.make({
+    name: "interpret",
+    success: Outcome,
+    execute: jobs.interpretationInput(ref).pipe(
+      Effect.flatMap(Option.match({
+        onNone: () => Effect.void,
+        onSome: (input) =>
+          interpreter.interpret(input).pipe(Effect.flatMap((result) => jobs.recordInterpretation(ref, result)))
+      })),
+      Effect.andThen(jobs.get(ref.accountId, ref.jobId)),
+      Effect.map((job) =>
+        job.jobRevision === ref.revision && job.status === "awaiting_input" ? "awaiting_input" as const : "moved_on"
+      ),
+      Effect.catchIf((error) => error instanceof NotFound, () => Effect.succeed("moved_on" as const)),
+      Effect.tapError((error) => Effect.logWarning("job interpretation waits for the store", error.message)),
+      Effect.retry(storeRetry),
+      Effect.orDie
+    )
+  })
+  if ((yield* interpret) === "awaiting_input") yield* DurableDeferred.await(InputGiven)
+}))
+
+/**
+ * Starts and stops `JobRevision` runs as changes commit (`JobWork`), and sweeps the store for Jobs
+ * still `interpreting` (at start, then every `sweepInterval`): a change whose signal was lost with its
+ * process is started then. Starting is idempotent (the run's id is the Job's id and revision), and so
+ * is interrupting a run that has ended or never began.
+ */
+export const layerSignals = (options: { readonly sweepInterval?: Duration.Input | undefined } = {}) =>
   Layer.effectDiscard(Effect.gen(function*() {
     const jobs = yield* Jobs
-    const interpreter = yield* Interpreter
     const work = yield* JobWork
-    const permits = yield* Semaphore.make(options.concurrency ?? 4)
-    const inFlight = new Set<string>()
 
-    const interpret = (ref: JobRef) =>
-      jobs.interpretationInput(ref).pipe(
-        Effect.flatMap(Option.match({
-          onNone: () => Effect.void,
-          onSome: (input) =>
-            interpreter.interpret(input).pipe(
-              Effect.flatMap((interpretation) => jobs.recordInterpretation(ref, interpretation))
-            )
-        })),
-        Effect.asVoid
+    const start = (ref: JobRef) =>
+      JobRevision.execute({ accountId: ref.accountId, jobId: ref.jobId, revision: ref.revision }, { discard: true })
+    const interrupt = (ref: JobRef) =>
+      JobRevision.executionId({ accountId: ref.accountId, jobId: ref.jobId, revision: ref.revision }).pipe(
+        Effect.flatMap((executionId) => JobRevision.interrupt(executionId))
       )
 
-    // One run per Job revision at a time; a failure is logged and left to the next sweep.
-    const run = (ref: JobRef) => {
-      const id = `${ref.jobId} ${ref.revision}`
-      if (inFlight.has(id)) return Effect.void
-      inFlight.add(id)
-      return interpret(ref).pipe(
-        permits.withPermits(1),
-        Effect.catchCause((cause) =>
-          Cause.hasInterruptsOnly(cause)
-            ? Effect.void
-            : Effect.logWarning("job interpretation failed; the sweep retries it", { jobId: ref.jobId }, cause)
-        ),
-        Effect.ensuring(Effect.sync(() => inFlight.delete(id))),
-        Effect.forkScoped,
-        Effect.asVoid
-      )
-    }
+    const apply = (change: JobChange) =>
+      (change.status === "cancelled"
+        ? interrupt(change)
+        : Effect.andThen(
+          change.revision > 1 ? interrupt({ ...change, revision: change.revision - 1 }) : Effect.void,
+          start(change)
+        )).pipe(
+          Effect.catchCause((cause) =>
+            Cause.hasInterruptsOnly(cause)
+              ? Effect.interrupt
+              : Effect.logWarning("job work not started; the sweep retries it", { jobId: change.jobId }, cause)
+          )
+        )
 
-    yield* work.take.pipe(Effect.flatMap(run), Effect.forever, Effect.forkScoped)
+    yield* work.take.pipe(Effect.flatMap(apply), Effect.forever, Effect.forkScoped)
 
     const sweep = jobs.awaitingInterpretation.pipe(
-      Effect.flatMap((refs) => Effect.forEach(refs, run, { discard: true })),
+      Effect.flatMap((refs) => Effect.forEach(refs, start, { discard: true })),
       Effect.catchCause((cause) => Effect.logWarning("job sweep failed", cause))
     )
     yield* sweep.pipe(
@@ -65,3 +110,29 @@ export const layerInProcess = (options: {
       Effect.forkScoped
     )
   }))
+
+/** The runner on whichever `WorkflowEngine` is provided. */
+export const layer = (options: { readonly sweepInterval?: Duration.Input | undefined } = {}) =>
+  Layer.merge(layerWorkflow, layerSignals(options))
+
+/**
+ * The engine on effect/cluster's SQL storage, in the store's own database: one runner in this
+ * process; several processes share the work through the database (shards are held with advisory locks).
+ */
+export const engineSql = ClusterWorkflowEngine.layer.pipe(
+  Layer.provideMerge(SingleRunner.layer({ runnerStorage: "sql" })),
+  Layer.provide(NodeCrypto.layerDigest)
+)
+
+/** The engine in memory: the same runs, kept for the life of the process. */
+export const engineMemory = WorkflowEngine.layerMemory
+
+/**
+ * The engine for the configured store: SQL storage on PostgreSQL (`DATABASE_URL`); in memory on the
+ * embedded store, where the sweep restarts, after a restart, the revisions still to interpret (see
+ * README, "The Jobs preview on the embedded store").
+ */
+export const engine = Layer.unwrap(Effect.gen(function*() {
+  const { url } = yield* DatabaseConfig
+  return Option.isSome(url) ? engineSql : engineMemory
+}))

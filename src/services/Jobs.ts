@@ -16,8 +16,8 @@ import type {
 import type { Interpretation, InterpretInput } from "./Interpreter.ts"
 import * as JobLifecycle from "./JobLifecycle.ts"
 import type { Change, EventType, JobRecord } from "./JobLifecycle.ts"
-import type { JobRef } from "./JobWork.ts"
-import { JobWork } from "./JobWork.ts"
+import type { JobChange, JobRef } from "./JobWork.ts"
+import { JobWork, movesWork } from "./JobWork.ts"
 import * as StoreGuard from "./StoreGuard.ts"
 
 /** An event as stored (jobs.md, "Events and views"). */
@@ -41,7 +41,8 @@ export interface ListOptions {
 /**
  * An account's Jobs. Every change appends its events in the same transaction as the change, and
  * keeps the Job as it stands at the end of each revision (a snapshot per revision). A Job of another
- * account is `NotFound`. Once a change that leaves a Job `interpreting` has committed, `JobWork` is told.
+ * account is `NotFound`. Once a change that leaves a Job `interpreting` or `cancelled` has committed,
+ * `JobWork` is told.
  */
 export class Jobs extends Context.Service<Jobs, {
   readonly create: (accountId: AccountId, input: CreateJobRequest) => Effect.Effect<Job, Unavailable>
@@ -101,10 +102,11 @@ const toInterpretInput = (record: JobRecord): InterpretInput => ({
   createdAt: DateTime.makeUnsafe(record.createdAt)
 })
 
-const refOf = (record: JobRecord): JobRef => ({
+const changeOf = (record: JobRecord): JobChange => ({
   accountId: record.accountId,
   jobId: record.id,
-  revision: record.revision
+  revision: record.revision,
+  status: record.status
 })
 
 /** Events a transaction may append: positions are its transaction id times this, plus 0, 1, ... */
@@ -156,7 +158,7 @@ export const layerLive = Layer.effect(Jobs)(Effect.gen(function*() {
     })
 
   const notifyAfterCommit = (record: JobRecord) =>
-    record.status === "interpreting" ? sql.afterCommit(work.notify(refOf(record))) : Effect.void
+    movesWork(record.status) ? sql.afterCommit(work.notify(changeOf(record))) : Effect.void
 
   const create = (accountId: AccountId, input: CreateJobRequest) =>
     guard(Effect.gen(function*() {
@@ -332,7 +334,7 @@ export const layerTest = Layer.effect(Jobs)(Effect.gen(function*() {
     }
   }
 
-  const notify = (record: JobRecord) => record.status === "interpreting" ? work.notify(refOf(record)) : Effect.void
+  const notify = (record: JobRecord) => movesWork(record.status) ? work.notify(changeOf(record)) : Effect.void
 
   const find = (current: MemoryState, accountId: AccountId, id: string) => {
     const entry = current.jobs.get(id)
@@ -417,7 +419,7 @@ export const layerTest = Layer.effect(Jobs)(Effect.gen(function*() {
         .filter(({ record }) => record.status === "interpreting")
         .sort((a, b) => a.seq - b.seq)
         .slice(0, 100)
-        .map(({ record }) => refOf(record))),
+        .map(({ record }) => ({ accountId: record.accountId, jobId: record.id, revision: record.revision }))),
     interpretationInput: (ref) =>
       Effect.map(Ref.get(state), (current) => {
         const entry = find(current, ref.accountId, ref.jobId)

@@ -18,12 +18,13 @@ import * as TestDatabase from "./TestDatabase.ts"
 
 export type JobServices = Jobs.Jobs | Idempotency.Idempotency | ApiKeys.ApiKeys | JobWork.JobWork
 
-/** The Job API's services in memory, with the in-process runner over `interpreter`. */
+/** The Job API's services in memory, with the runner on the in-memory engine over `interpreter`. */
 export const servicesTest = (interpreter: Layer.Layer<Interpreter.Interpreter> = Interpreter.layerTest()) =>
-  JobRunner.layerInProcess({ sweepInterval: "1 second" }).pipe(
+  JobRunner.layer({ sweepInterval: "1 second" }).pipe(
     Layer.provideMerge(Layer.mergeAll(Jobs.layerTest, Idempotency.layerTest, ApiKeys.layerTest)),
     Layer.provideMerge(JobWork.layer),
-    Layer.provide(interpreter)
+    Layer.provide(interpreter),
+    Layer.provide(JobRunner.engineMemory)
   )
 
 /** The same services on PostgreSQL (or PGlite), over a store of their own, configured by `config`. */
@@ -31,10 +32,11 @@ export const servicesLive = (
   interpreter: Layer.Layer<Interpreter.Interpreter> = Interpreter.layerTest(),
   config: Record<string, string> = {}
 ) =>
-  JobRunner.layerInProcess({ sweepInterval: "1 second" }).pipe(
+  JobRunner.layer({ sweepInterval: "1 second" }).pipe(
     Layer.provideMerge(Layer.mergeAll(Jobs.layerLive, Idempotency.layerLive, ApiKeys.layerLive)),
     Layer.provideMerge(JobWork.layer),
     Layer.provide(interpreter),
+    Layer.provide(JobRunner.engine),
     Layer.provide(Migrations.layer),
     Layer.provideMerge(Database.layer),
     Layer.provide(TestDatabase.configLayer(config))
