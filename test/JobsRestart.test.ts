@@ -1,0 +1,174 @@
+/**
+ * The service killed with SIGKILL while Jobs are being interpreted and others wait for input, then
+ * started again on the same PostgreSQL: every Job that was not finished goes on, and no interpretation
+ * is recorded twice. Real processes (`node src/main.ts` with `JOBS_API=preview`), a real database:
+ * runs when `TEST_DATABASE_URL` names a PostgreSQL server (as `.ci/run` does).
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { execFileSync, spawn } from "node:child_process"
+import type { ChildProcess } from "node:child_process"
+import { once } from "node:events"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import pg from "pg"
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..")
+const adminUrl = process.env.TEST_DATABASE_URL
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+const start = async (env: Record<string, string>) => {
+  const port = 21000 + Math.floor(Math.random() * 20000)
+  const child = spawn(process.execPath, ["src/main.ts"], {
+    cwd: root,
+    env: { ...process.env, ...env, JOBS_API: "preview", PORT: String(port), HOST: "127.0.0.1", REQUEST_LOG: "false" },
+    stdio: ["ignore", "ignore", "inherit"]
+  })
+  const base = `http://127.0.0.1:${port}`
+  for (let i = 0; i < 300; i++) {
+    if (await fetch(`${base}/readyz`).then((r) => r.ok, () => false)) return { child, base }
+    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`)
+    await sleep(100)
+  }
+  throw new Error("the service did not become ready")
+}
+
+const kill = async (child: ChildProcess, signal: NodeJS.Signals) => {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  const exited = once(child, "exit")
+  child.kill(signal)
+  await exited
+}
+
+interface JobView {
+  readonly id: string
+  readonly jobRevision: number
+  readonly status: string
+  readonly questions: ReadonlyArray<{ readonly id: string }>
+}
+
+const api = (base: string, key: string) => {
+  let counter = 0
+  const request = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${base}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${key}`,
+        ...(body === undefined ? {} : {
+          "content-type": "application/json",
+          "idempotency-key": `restart-${process.pid}-${Date.now()}-${++counter}`
+        })
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) })
+    })
+    const text = await response.text()
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`)
+    return JSON.parse(text) as JobView
+  }
+  return {
+    create: (text: string) => request("POST", "/v1/jobs", { request: text, constraints: [] }),
+    get: (id: string) => request("GET", `/v1/jobs/${id}`),
+    answer: (job: JobView, answers: Record<string, string>) =>
+      request("POST", `/v1/jobs/${job.id}/input`, { jobRevision: job.jobRevision, answers })
+  }
+}
+
+/** Waits until every Job has left `interpreting`; answers them as they are then. */
+const settled = async (client: ReturnType<typeof api>, ids: ReadonlyArray<string>, within: number) => {
+  const deadline = Date.now() + within
+  for (;;) {
+    const jobs = await Promise.all(ids.map(client.get))
+    if (jobs.every((job) => job.status !== "interpreting")) return jobs
+    if (Date.now() > deadline) {
+      const stuck = jobs.filter((job) => job.status === "interpreting").map((job) => job.id)
+      throw new Error(`still interpreting after ${within} ms: ${stuck.join(", ")}`)
+    }
+    await sleep(100)
+  }
+}
+
+// Each asks for the date; answered, each is a reservation to plan.
+const asking = (i: number) => `Book a table for ${2 + (i % 6)} at an Italian restaurant in Lisbon`
+
+describe.skipIf(adminUrl === undefined)("the Jobs preview across SIGKILL (PostgreSQL)", () => {
+  it("goes on with every Job that was not finished, and interprets none twice", { timeout: 120_000 }, async () => {
+    const database = `jobs_restart_${process.pid}_${Date.now().toString(36)}`
+    const admin = new pg.Client({ connectionString: adminUrl })
+    await admin.connect()
+    await admin.query(`CREATE DATABASE ${database}`)
+    const url = new URL(adminUrl!)
+    url.pathname = `/${database}`
+    const env = { DATABASE_URL: url.toString() }
+    let service: Awaited<ReturnType<typeof start>> | undefined
+    try {
+      service = await start(env)
+      const key = execFileSync(process.execPath, [
+        "src/cli.ts",
+        "keys",
+        "create",
+        "--account",
+        "restart",
+        "--scopes",
+        "jobs:read,jobs:write"
+      ], { cwd: root, env: { ...process.env, ...env }, encoding: "utf8" }).trim()
+      let client = api(service.base, key)
+
+      // Ten Jobs that have asked their question: their runs are suspended on the durable deferred.
+      const waiting = await Promise.all(Array.from({ length: 10 }, (_, i) => client.create(asking(i))))
+      const asked = await settled(client, waiting.map((job) => job.id), 20_000)
+      for (const job of asked) assert.strictEqual(job.status, "awaiting_input", job.id)
+
+      // Forty more created at once, and the process killed as the last answer arrives: their
+      // interpretation is in flight, or not begun.
+      const inFlight = await Promise.all(Array.from({ length: 40 }, (_, i) => client.create(asking(i))))
+      await kill(service.child, "SIGKILL")
+      const db = new pg.Client({ connectionString: env.DATABASE_URL })
+      await db.connect()
+      const { rows: [left] } = await db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM jobs WHERE status = 'interpreting'`
+      )
+      await db.end()
+
+      service = await start(env)
+      client = api(service.base, key)
+
+      // The Jobs left interpreting are interpreted by the new process.
+      const restartedAt = Date.now()
+      const resumed = await settled(client, inFlight.map((job) => job.id), 90_000)
+      process.stderr.write(`resumed after ${Date.now() - restartedAt} ms\n`)
+      for (const job of resumed) assert.strictEqual(job.status, "awaiting_input", job.id)
+
+      // Those that waited before the kill take their answers now, and are planned.
+      const answered = await Promise.all(
+        [...asked, ...resumed].map((job) => client.answer(job, { q_date: "next Friday at 8pm" }))
+      )
+      const planned = await settled(client, answered.map((job) => job.id), 30_000)
+      for (const job of planned) {
+        assert.strictEqual(job.jobRevision, 2, job.id)
+        assert.strictEqual(job.status, "planning", job.id)
+      }
+
+      // Each revision was interpreted once: one event of interpretation per Job and revision.
+      const check = new pg.Client({ connectionString: env.DATABASE_URL })
+      await check.connect()
+      const { rows } = await check.query<{ job_id: string; job_revision: number; n: number }>(`
+        SELECT job_id, job_revision, count(*)::int AS n FROM job_events
+        WHERE type IN ('job.interpreted', 'job.input_requested')
+        GROUP BY job_id, job_revision`)
+      await check.end()
+      const counts = new Map(rows.map((row) => [`${row.job_id}/${row.job_revision}`, row.n]))
+      for (const job of planned) {
+        assert.strictEqual(counts.get(`${job.id}/1`), 1, `${job.id} revision 1`)
+        assert.strictEqual(counts.get(`${job.id}/2`), 1, `${job.id} revision 2`)
+      }
+      process.stderr.write(
+        `SIGKILL with ${asked.length} Jobs awaiting input and ${left!.n} of ${inFlight.length} still interpreting; `
+          + `after restart all ${planned.length} answered and planned, each revision interpreted once\n`
+      )
+    } finally {
+      if (service !== undefined) await kill(service.child, "SIGTERM")
+      await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
+      await admin.end()
+    }
+  })
+})
