@@ -24,7 +24,7 @@ export const servicesTest = (interpreter: Layer.Layer<Interpreter.Interpreter> =
     Layer.provideMerge(Layer.mergeAll(Jobs.layerTest, Idempotency.layerTest, ApiKeys.layerTest)),
     Layer.provideMerge(JobWork.layer),
     Layer.provide(interpreter),
-    Layer.provide(JobRunner.engineMemory)
+    Layer.provideMerge(JobRunner.engineMemory)
   )
 
 /** The same services on PostgreSQL (or PGlite), over a store of their own, configured by `config`. */
@@ -36,7 +36,7 @@ export const servicesLive = (
     Layer.provideMerge(Layer.mergeAll(Jobs.layerLive, Idempotency.layerLive, ApiKeys.layerLive)),
     Layer.provideMerge(JobWork.layer),
     Layer.provide(interpreter),
-    Layer.provide(JobRunner.engine),
+    Layer.provideMerge(JobRunner.engine),
     Layer.provide(Migrations.layer),
     Layer.provideMerge(Database.layer),
     Layer.provide(TestDatabase.configLayer(config))
