@@ -16,12 +16,14 @@ const StoreLive = Migrations.layer.pipe(Layer.provideMerge(Database.layer))
 
 const WaitlistLive = Layer.merge(Waitlist.withPause(Waitlist.layerLive), Migrations.migrateOnStart)
 
-// Built only with JOBS_API=preview: the Job API's stores, and its background work on the durable engine.
-const JobsLive = Layer.mergeAll(JobRunner.layer(), Idempotency.pruneLoop()).pipe(
+// Built only with JOBS_API=preview: the Job API's stores, and its background work on the durable engine
+// (built in the background: the service starts while its database is down).
+const RunnerLive = JobRunner.inBackground(
+  JobRunner.layer().pipe(Layer.provide(JobRunner.engine), Layer.provide(Interpreter.layerLive))
+)
+const JobsLive = Layer.mergeAll(RunnerLive, Idempotency.pruneLoop()).pipe(
   Layer.provideMerge(Layer.mergeAll(Jobs.layerLive, Idempotency.layerLive, ApiKeys.layerLive)),
-  Layer.provideMerge(JobWork.layer),
-  Layer.provide(Interpreter.layerLive),
-  Layer.provide(JobRunner.engine)
+  Layer.provideMerge(JobWork.layer)
 )
 
 // The store is built before the server listens: a request is never accepted before it can be served.

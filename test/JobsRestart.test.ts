@@ -1,7 +1,7 @@
 /**
  * The service killed with SIGKILL while Jobs are being interpreted and others wait for input, then
  * started again on the same PostgreSQL: every Job that was not finished goes on, and no interpretation
- * is recorded twice. Real processes (`node src/main.ts` with `JOBS_API=preview`), a real database:
+ * is recorded twice; and the service started before its database exists. Real processes (`node src/main.ts` with `JOBS_API=preview`), a real database:
  * runs when `TEST_DATABASE_URL` names a PostgreSQL server (as `.ci/run` does).
  */
 import { assert, describe, it } from "@effect/vitest"
@@ -17,7 +17,7 @@ const adminUrl = process.env.TEST_DATABASE_URL
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-const start = async (env: Record<string, string>) => {
+const start = async (env: Record<string, string>, until: "ready" | "listening" = "ready") => {
   const port = 21000 + Math.floor(Math.random() * 20000)
   const child = spawn(process.execPath, ["src/main.ts"], {
     cwd: root,
@@ -26,7 +26,8 @@ const start = async (env: Record<string, string>) => {
   })
   const base = `http://127.0.0.1:${port}`
   for (let i = 0; i < 300; i++) {
-    if (await fetch(`${base}/readyz`).then((r) => r.ok, () => false)) return { child, base }
+    const status = await fetch(`${base}/readyz`).then((r) => r.status, () => 0)
+    if (status === 200 || (until === "listening" && status > 0)) return { child, base }
     if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`)
     await sleep(100)
   }
@@ -90,7 +91,7 @@ const settled = async (client: ReturnType<typeof api>, ids: ReadonlyArray<string
 // Each asks for the date; answered, each is a reservation to plan.
 const asking = (i: number) => `Book a table for ${2 + (i % 6)} at an Italian restaurant in Lisbon`
 
-describe.skipIf(adminUrl === undefined)("the Jobs preview across SIGKILL (PostgreSQL)", () => {
+describe.skipIf(adminUrl === undefined)("the Jobs preview as a real process on PostgreSQL", () => {
   it("goes on with every Job that was not finished, and interprets none twice", { timeout: 120_000 }, async () => {
     const database = `jobs_restart_${process.pid}_${Date.now().toString(36)}`
     const admin = new pg.Client({ connectionString: adminUrl })
@@ -167,6 +168,43 @@ describe.skipIf(adminUrl === undefined)("the Jobs preview across SIGKILL (Postgr
       )
     } finally {
       if (service !== undefined) await kill(service.child, "SIGTERM")
+      await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
+      await admin.end()
+    }
+  })
+
+  it("starts while its database is missing, and runs the Jobs once it is there", { timeout: 60_000 }, async () => {
+    const database = `jobs_late_${process.pid}_${Date.now().toString(36)}`
+    const admin = new pg.Client({ connectionString: adminUrl })
+    await admin.connect()
+    const url = new URL(adminUrl!)
+    url.pathname = `/${database}`
+    const env = { DATABASE_URL: url.toString() }
+    const service = await start(env, "listening")
+    try {
+      assert.strictEqual((await fetch(`${service.base}/readyz`)).status, 503)
+      await admin.query(`CREATE DATABASE ${database}`)
+      const key = execFileSync(process.execPath, [
+        "src/cli.ts",
+        "keys",
+        "create",
+        "--account",
+        "late",
+        "--scopes",
+        "jobs:read,jobs:write"
+      ], { cwd: root, env: { ...process.env, ...env }, encoding: "utf8" }).trim()
+      const client = api(service.base, key)
+      let created: JobView | undefined
+      for (let i = 0; i < 100 && created === undefined; i++) {
+        created = await client.create(asking(1)).catch(() => undefined)
+        if (created === undefined) await sleep(200)
+      }
+      assert.isDefined(created)
+      // The runner is built in the background, again every 5 s until the storage opens.
+      const [job] = await settled(client, [created!.id], 30_000)
+      assert.strictEqual(job!.status, "awaiting_input")
+    } finally {
+      await kill(service.child, "SIGTERM")
       await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
       await admin.end()
     }

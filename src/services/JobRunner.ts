@@ -111,6 +111,25 @@ export const layerSignals = (options: { readonly sweepInterval?: Duration.Input 
     )
   }))
 
+/**
+ * `runner` built in the background, and built again every 5 s while it cannot be (its engine opens its
+ * storage in the store as it is built): the service starts, serves the waitlist and answers the Job
+ * API's requests (503 while the store is down) whether or not its database is up yet. Changes
+ * committed meanwhile wait in `JobWork`, or are found by the runner's first sweep.
+ */
+export const inBackground = <E, R>(runner: Layer.Layer<never, E, R>) =>
+  Layer.effectDiscard(Effect.gen(function*() {
+    const scope = yield* Effect.scope
+    // A storage that cannot open is a defect of the engine's layers (they die rather than fail): every
+    // cause is retried here, and the fiber ends only when the service stops and interrupts it.
+    yield* Layer.launch(runner).pipe(
+      Effect.sandbox,
+      Effect.tapError((cause) => Effect.logWarning("the Job runner waits for its store", cause)),
+      Effect.retry(Schedule.spaced(Duration.seconds(5))),
+      Effect.forkIn(scope)
+    )
+  }))
+
 /** The runner on whichever `WorkflowEngine` is provided. */
 export const layer = (options: { readonly sweepInterval?: Duration.Input | undefined } = {}) =>
   Layer.merge(layerWorkflow, layerSignals(options))
