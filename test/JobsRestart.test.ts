@@ -1,8 +1,9 @@
 /**
  * The service killed with SIGKILL while Jobs are being interpreted and others wait for input, then
  * started again on the same PostgreSQL: every Job that was not finished goes on, and no interpretation
- * is recorded twice; and the service started before its database exists. Real processes (`node src/main.ts` with `JOBS_API=preview`), a real database:
- * runs when `TEST_DATABASE_URL` names a PostgreSQL server (as `.ci/run` does).
+ * is recorded twice; and the service started before its database exists. Real processes (`node
+ * src/main.ts` with `JOBS_API=preview`), a real database: runs when `TEST_DATABASE_URL` names a
+ * PostgreSQL server (as `.ci/run` does).
  */
 import { assert, describe, it } from "@effect/vitest"
 import { execFileSync, spawn } from "node:child_process"
