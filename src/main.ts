@@ -1,12 +1,11 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Cause, Exit, Layer, Logger, Runtime } from "effect"
+import { Cause, Effect, Exit, Layer, Logger, Runtime } from "effect"
 import * as JobsPreview from "./http/JobsPreview.ts"
 import { NodeServerLive } from "./http/Server.ts"
 import * as ApiKeys from "./services/ApiKeys.ts"
 import * as Database from "./services/Database.ts"
 import * as Idempotency from "./services/Idempotency.ts"
 import * as Interpreter from "./services/Interpreter.ts"
-import * as JobRunner from "./services/JobRunner.ts"
 import * as Jobs from "./services/Jobs.ts"
 import * as JobWork from "./services/JobWork.ts"
 import * as Migrations from "./services/Migrations.ts"
@@ -17,9 +16,16 @@ const StoreLive = Migrations.layer.pipe(Layer.provideMerge(Database.layer))
 const WaitlistLive = Layer.merge(Waitlist.withPause(Waitlist.layerLive), Migrations.migrateOnStart)
 
 // Built only with JOBS_API=preview: the Job API's stores, and its background work on the durable engine
-// (built in the background: the service starts while its database is down).
-const RunnerLive = JobRunner.inBackground(
-  JobRunner.layer().pipe(Layer.provide(JobRunner.engine), Layer.provide(Interpreter.layerLive))
+// (built in the background: the service starts while its database is down). The engine's modules are
+// loaded only then: the waitlist alone does not carry effect/cluster in its memory (11 MB).
+const RunnerLive = Layer.unwrap(
+  Effect.promise(() => import("./services/JobRunner.ts")).pipe(
+    Effect.map((JobRunner) =>
+      JobRunner.inBackground(
+        JobRunner.layer().pipe(Layer.provide(JobRunner.engine), Layer.provide(Interpreter.layerLive))
+      )
+    )
+  )
 )
 const JobsLive = Layer.mergeAll(RunnerLive, Idempotency.pruneLoop()).pipe(
   Layer.provideMerge(Layer.mergeAll(Jobs.layerLive, Idempotency.layerLive, ApiKeys.layerLive)),
