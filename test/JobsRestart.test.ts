@@ -35,6 +35,22 @@ const start = async (env: Record<string, string>, until: "ready" | "listening" =
   throw new Error("the service did not become ready")
 }
 
+/** A key for a new account, from the command line, as an operator makes one. */
+const createKey = (env: Record<string, string>, account: string) =>
+  execFileSync(process.execPath, [
+    "src/cli.ts",
+    "keys",
+    "create",
+    "--account",
+    account,
+    "--scopes",
+    "jobs:read,jobs:write"
+  ], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    encoding: "utf8"
+  }).trim()
+
 const kill = async (child: ChildProcess, signal: NodeJS.Signals) => {
   if (child.exitCode !== null || child.signalCode !== null) return
   const exited = once(child, "exit")
@@ -104,15 +120,7 @@ describe.skipIf(adminUrl === undefined)("the Jobs preview as a real process on P
     let service: Awaited<ReturnType<typeof start>> | undefined
     try {
       service = await start(env)
-      const key = execFileSync(process.execPath, [
-        "src/cli.ts",
-        "keys",
-        "create",
-        "--account",
-        "restart",
-        "--scopes",
-        "jobs:read,jobs:write"
-      ], { cwd: root, env: { ...process.env, ...env }, encoding: "utf8" }).trim()
+      const key = createKey(env, "restart")
       let client = api(service.base, key)
 
       // Ten Jobs that have asked their question: their runs are suspended on the durable deferred.
@@ -185,15 +193,7 @@ describe.skipIf(adminUrl === undefined)("the Jobs preview as a real process on P
     try {
       assert.strictEqual((await fetch(`${service.base}/readyz`)).status, 503)
       await admin.query(`CREATE DATABASE ${database}`)
-      const key = execFileSync(process.execPath, [
-        "src/cli.ts",
-        "keys",
-        "create",
-        "--account",
-        "late",
-        "--scopes",
-        "jobs:read,jobs:write"
-      ], { cwd: root, env: { ...process.env, ...env }, encoding: "utf8" }).trim()
+      const key = createKey(env, "late")
       const client = api(service.base, key)
       let created: JobView | undefined
       for (let i = 0; i < 100 && created === undefined; i++) {
