@@ -4,6 +4,8 @@ import * as JobsPreview from "./http/JobsPreview.ts"
 import { NodeServerLive } from "./http/Server.ts"
 import * as ApiKeys from "./services/ApiKeys.ts"
 import * as Database from "./services/Database.ts"
+import * as EventFeed from "./services/EventFeed.ts"
+import * as EventSignal from "./services/EventSignal.ts"
 import * as Idempotency from "./services/Idempotency.ts"
 import * as Interpreter from "./services/Interpreter.ts"
 import * as Jobs from "./services/Jobs.ts"
@@ -27,9 +29,9 @@ const RunnerLive = Layer.unwrap(
     )
   )
 )
-const JobsLive = Layer.mergeAll(RunnerLive, Idempotency.pruneLoop()).pipe(
+const JobsLive = Layer.mergeAll(RunnerLive, Idempotency.pruneLoop(), Jobs.pruneEventsLoop(), EventFeed.layer()).pipe(
   Layer.provideMerge(Layer.mergeAll(Jobs.layerLive, Idempotency.layerLive, ApiKeys.layerLive)),
-  Layer.provideMerge(JobWork.layer)
+  Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layerStore))
 )
 
 // The store is built before the server listens: a request is never accepted before it can be served.

@@ -11,6 +11,7 @@ import type { AccountId } from "../src/schema/ApiKey.ts"
 import { Unavailable } from "../src/schema/Errors.ts"
 import * as ApiKeys from "../src/services/ApiKeys.ts"
 import * as Database from "../src/services/Database.ts"
+import * as EventSignal from "../src/services/EventSignal.ts"
 import * as Idempotency from "../src/services/Idempotency.ts"
 import type { Interpretation } from "../src/services/Interpreter.ts"
 import * as Jobs from "../src/services/Jobs.ts"
@@ -26,12 +27,12 @@ import * as TestDatabase from "./support/TestDatabase.ts"
 const config = { IDEMPOTENCY_CLAIM_TTL: "1 second", IDEMPOTENCY_RETENTION: "3 seconds" }
 
 const stores = Layer.mergeAll(Jobs.layerTest, Idempotency.layerTest, ApiKeys.layerTest).pipe(
-  Layer.provideMerge(JobWork.layer),
+  Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layer)),
   Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown(config)))
 )
 
 const storesLive = Layer.mergeAll(Jobs.layerLive, Idempotency.layerLive, ApiKeys.layerLive).pipe(
-  Layer.provideMerge(JobWork.layer),
+  Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layerStore)),
   Layer.provide(Migrations.layer),
   Layer.provideMerge(Database.layer),
   Layer.provide(TestDatabase.configLayer(config))
@@ -99,9 +100,12 @@ const behaviour = (
           assert.strictEqual(job.constraints[0]!.source, "caller")
           assert.match(job.constraints[0]!.id, /^con_/)
           assert.deepStrictEqual(yield* jobs.get(owner, job.id), job)
-          assert.deepStrictEqual(yield* jobs.getRevision(owner, job.id, 1), job)
           const events = yield* jobs.events(owner, job.id)
           assert.deepStrictEqual(events.map((event) => event.type), ["job.created"])
+          assert.deepStrictEqual(yield* jobs.view(owner, job.id, { _tag: "Revision", revision: 1 }), {
+            ...job,
+            asOf: { jobRevision: 1, position: events[0]!.position }
+          })
           assert.deepStrictEqual(yield* work.take, {
             accountId: owner,
             jobId: job.id,
@@ -118,7 +122,7 @@ const behaviour = (
           const other = account()
           const job = yield* jobs.create(owner, { request: "A haircut", constraints: [] })
           assert.instanceOf(yield* failure(jobs.get(other, job.id)), NotFound)
-          assert.instanceOf(yield* failure(jobs.getRevision(other, job.id, 1)), NotFound)
+          assert.instanceOf(yield* failure(jobs.view(other, job.id, { _tag: "Revision", revision: 1 })), NotFound)
           assert.instanceOf(yield* failure(jobs.cancel(other, job.id)), NotFound)
           assert.instanceOf(
             yield* failure(jobs.changeConstraints(other, job.id, { jobRevision: 1, constraints: [] })),
@@ -198,8 +202,11 @@ const behaviour = (
           const positions = events.map((event) => event.position)
           assert.deepStrictEqual(positions, [...positions].sort((a, b) => a - b))
           assert.strictEqual(new Set(positions).size, positions.length)
-          assert.strictEqual((yield* jobs.getRevision(owner, job.id, 2)).status, "awaiting_input")
-          assert.instanceOf(yield* failure(jobs.getRevision(owner, job.id, 4)), NotFound)
+          assert.strictEqual(
+            (yield* jobs.view(owner, job.id, { _tag: "Revision", revision: 2 })).status,
+            "awaiting_input"
+          )
+          assert.instanceOf(yield* failure(jobs.view(owner, job.id, { _tag: "Revision", revision: 4 })), NotFound)
         }))
 
       it.effect("changes constraints as a new revision; equal ones, in any order, change nothing", () =>
@@ -228,7 +235,7 @@ const behaviour = (
           )
           // The reading of revision 1 arrives late: it is dropped.
           assert.isFalse(yield* jobs.recordInterpretation({ accountId: owner, jobId: job.id, revision: 1 }, understood))
-          assert.strictEqual((yield* jobs.getRevision(owner, job.id, 1)).status, "planning")
+          assert.strictEqual((yield* jobs.view(owner, job.id, { _tag: "Revision", revision: 1 })).status, "planning")
         }))
 
       it.effect("cancels without a new revision, and a terminal Job refuses every change", () =>

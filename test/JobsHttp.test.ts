@@ -3,6 +3,8 @@ import { Effect, Layer, Option, Redacted } from "effect"
 import { fingerprintOf } from "../src/http/JobsHttp.ts"
 import { Unavailable } from "../src/schema/Errors.ts"
 import * as ApiKeys from "../src/services/ApiKeys.ts"
+import * as EventFeed from "../src/services/EventFeed.ts"
+import * as EventSignal from "../src/services/EventSignal.ts"
 import * as Idempotency from "../src/services/Idempotency.ts"
 import * as Interpreter from "../src/services/Interpreter.ts"
 import * as JobRunner from "../src/services/JobRunner.ts"
@@ -145,8 +147,11 @@ layer(previewServerWith(servicesTest()), { excludeTestServices: true, timeout: "
           assert.deepStrictEqual(planned.questions, [])
           assert.isTrue(planned.constraints.some((c: { type: string }) => c.type === "window"))
 
-          const revisionOne = JSON.parse((yield* call(url, { path: `/v1/jobs/${job.id}?revision=1`, key })).body)
+          const { asOf, ...revisionOne } = JSON.parse(
+            (yield* call(url, { path: `/v1/jobs/${job.id}?revision=1`, key })).body
+          )
           assert.deepStrictEqual(revisionOne, asked)
+          assert.strictEqual(asOf.jobRevision, 1)
         }))
 
       it.effect("changes constraints: equal ones change nothing; a stale or terminal change is a 409", () =>
@@ -255,7 +260,7 @@ layer(previewServerWith(servicesTest()), { excludeTestServices: true, timeout: "
           }
         }))
 
-      it.effect("reads a Job at a revision; one that never existed is 404; a bad one 422", () =>
+      it.effect("reads a Job at a revision or a position; one that never existed is 404; a bad one 422", () =>
         Effect.gen(function*() {
           const url = yield* baseUrl
           const key = yield* newKey()
@@ -263,7 +268,9 @@ layer(previewServerWith(servicesTest()), { excludeTestServices: true, timeout: "
           assert.strictEqual((yield* call(url, { path: `/v1/jobs/${job.id}?revision=1`, key })).status, 200)
           expectError(yield* call(url, { path: `/v1/jobs/${job.id}?revision=2`, key }), 404, "not_found")
           expectError(yield* call(url, { path: `/v1/jobs/${job.id}?revision=x`, key }), 422, "invalid_request")
-          expectError(yield* call(url, { path: `/v1/jobs/${job.id}?at=1`, key }), 422, "invalid_request")
+          expectError(yield* call(url, { path: `/v1/jobs/${job.id}?at=0`, key }), 404, "not_found")
+          expectError(yield* call(url, { path: `/v1/jobs/${job.id}?at=-1`, key }), 422, "invalid_request")
+          expectError(yield* call(url, { path: `/v1/jobs/${job.id}?revision=1&at=9`, key }), 422, "invalid_request")
           expectError(yield* call(url, { path: "/v1/jobs/job_nope", key }), 404, "not_found")
         }))
 
@@ -529,9 +536,9 @@ const flakyKeys = Layer.effect(ApiKeys.ApiKeys)(Effect.gen(function*() {
   }
 })).pipe(Layer.provide(ApiKeys.layerTest))
 
-const flakyServices = JobRunner.layer().pipe(
+const flakyServices = Layer.merge(JobRunner.layer(), EventFeed.layer()).pipe(
   Layer.provideMerge(Layer.mergeAll(flakyJobs, Idempotency.layerTest, flakyKeys)),
-  Layer.provideMerge(JobWork.layer),
+  Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layer)),
   Layer.provide(Interpreter.layerTest()),
   Layer.provide(JobRunner.engineMemory)
 )

@@ -110,7 +110,9 @@ layer(previewServerWith(servicesTest()), { excludeTestServices: true })("the pub
         "/v1/jobs/{id}",
         "/v1/jobs/{id}/constraints",
         "/v1/jobs/{id}/input",
-        "/v1/jobs/{id}/cancel"
+        "/v1/jobs/{id}/cancel",
+        "/v1/jobs/{id}/events",
+        "/v1/events"
       ])
       assert.deepStrictEqual(document.tags.map((tag: { name: string }) => tag.name), ["Waitlist", "Jobs (preview)"])
       assert.include(document.tags[1].description, "JOBS_API=preview")

@@ -3,6 +3,8 @@ import { Effect, Layer } from "effect"
 import { execFile } from "node:child_process"
 import * as ApiKeys from "../src/services/ApiKeys.ts"
 import * as Database from "../src/services/Database.ts"
+import * as EventFeed from "../src/services/EventFeed.ts"
+import * as EventSignal from "../src/services/EventSignal.ts"
 import * as Idempotency from "../src/services/Idempotency.ts"
 import * as Interpreter from "../src/services/Interpreter.ts"
 import * as JobRunner from "../src/services/JobRunner.ts"
@@ -36,9 +38,9 @@ const cli = (env: Record<string, string>, args: ReadonlyArray<string>) =>
 // borrows the same store, as it does while the service runs.
 // The same layer value twice: built once, so both see one store.
 const store = TestDatabase.layerWithEnv
-const services = JobRunner.layer().pipe(
+const services = Layer.merge(JobRunner.layer(), EventFeed.layer()).pipe(
   Layer.provideMerge(Layer.mergeAll(Jobs.layerLive, Idempotency.layerLive, ApiKeys.layerLive)),
-  Layer.provideMerge(JobWork.layer),
+  Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layerStore)),
   Layer.provide(Interpreter.layerLive),
   Layer.provide(JobRunner.engine),
   Layer.provide(Migrations.layer),

@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import {
+  CursorExpired,
   IdempotencyKeyInUseBody,
   IdempotencyKeyRequired,
   IdempotencyKeyReused,
@@ -20,6 +21,7 @@ import {
   JobPage,
   jobStatuses
 } from "../schema/Job.ts"
+import { EventPage, JobAsOf } from "../schema/JobEvent.ts"
 import { Api } from "./Api.ts"
 import { Authentication, RequiredScope } from "./Authentication.ts"
 
@@ -35,7 +37,7 @@ const parameter = (
   description: string,
   schema: object,
   required = false
-) => ({
+): OpenApi.OpenAPISpecParameter => ({
   name,
   in: location,
   required,
@@ -52,11 +54,31 @@ const idempotencyKey = parameter(
   true
 )
 
-/** Adds what the handlers read themselves (headers and query parameters) to the operation's document. */
-const withParameters = (...parameters: ReadonlyArray<object>) =>
-  OpenApi.annotations({
-    transform: (operation) => ({ ...operation, parameters: [...(operation.parameters ?? []), ...parameters] })
+/**
+ * Describes what the handlers read themselves (headers and query parameters) in the operation's
+ * document, in place of what a declared query schema says of the same parameter: the handlers decode
+ * query parameters themselves (so that a bad one is the API's own 422), and a declared query schema
+ * only lets typed clients send them, as text.
+ */
+const addParameters =
+  (parameters: ReadonlyArray<OpenApi.OpenAPISpecParameter>) =>
+  (operation: OpenApi.OpenAPISpecOperation): OpenApi.OpenAPISpecOperation => ({
+    ...operation,
+    parameters: [
+      ...operation.parameters.filter((existing) =>
+        !parameters.some((parameter) => parameter.name === existing.name && parameter.in === existing.in)
+      ),
+      ...parameters
+    ]
   })
+
+const withParameters = (...parameters: ReadonlyArray<OpenApi.OpenAPISpecParameter>) =>
+  OpenApi.annotations({
+    transform: (operation) => addParameters(parameters)(operation as OpenApi.OpenAPISpecOperation)
+  })
+
+/** Query parameters as typed clients send them; the handlers decode them (see `withParameters`). */
+const queryText = Schema.optional(Schema.String)
 
 const mutationErrors = [
   IdempotencyKeyRequired,
@@ -95,13 +117,22 @@ export const listJobs = HttpApiEndpoint.get("listJobs", "/v1/jobs", {
 
 export const getJob = HttpApiEndpoint.get("getJob", "/v1/jobs/:id", {
   params: idParams,
-  success: Job,
-  error: [InvalidRequest, NotFound, ServiceUnavailableResponse]
-}).annotateMerge(OpenApi.annotations({ summary: "Read a Job, now or at the end of one of its revisions" }))
+  query: { revision: queryText, at: queryText },
+  success: [Job, JobAsOf],
+  error: [InvalidRequest, NotFound, CursorExpired, ServiceUnavailableResponse]
+}).annotateMerge(OpenApi.annotations({
+  summary: "Read a Job, now or as it was at a revision or a position",
+  description: "With `revision` or `at` (not both), a point-in-time view with `asOf`: the revision and the "
+    + "position of the Job's last event it includes."
+}))
   .annotateMerge(withParameters(
     parameter("revision", "query", "The Job at the end of this revision (after its last event).", {
       type: "integer",
       minimum: 1
+    }),
+    parameter("at", "query", "The Job after all its events at positions up to this one.", {
+      type: "integer",
+      minimum: 0
     })
   )).annotate(RequiredScope, "jobs:read")
 
@@ -136,8 +167,90 @@ export const cancelJob = HttpApiEndpoint.post("cancelJob", "/v1/jobs/:id/cancel"
   description: "A change of status, not a new revision. The body may be empty."
 })).annotateMerge(withParameters(idempotencyKey)).annotate(RequiredScope, "jobs:write")
 
+const eventParameters = [
+  parameter(
+    "after",
+    "query",
+    "Events after this position (0, the default: from the oldest kept). Last-Event-ID wins when both are sent.",
+    { type: "integer", minimum: 0 }
+  ),
+  parameter("limit", "query", "Events per JSON page, 1 to 1000 (100 unless given).", {
+    type: "integer",
+    minimum: 1,
+    maximum: 1000
+  }),
+  parameter("Last-Event-ID", "header", "Resume after this position (what an SSE client sends when it reconnects).", {
+    type: "string",
+    pattern: "^[0-9]+$"
+  }),
+  parameter(
+    "Accept",
+    "header",
+    "`text/event-stream` for a live stream of Server-Sent Events; otherwise one JSON page.",
+    { type: "string" }
+  )
+]
+
+/**
+ * The event parameters, and the 200 as a stream of Server-Sent Events beside the JSON page (one
+ * transform: an operation has one).
+ */
+const asEventReading = OpenApi.annotations({
+  transform: (described) => {
+    const operation = addParameters(eventParameters)(described as OpenApi.OpenAPISpecOperation)
+    const ok = operation.responses["200"]
+    if (ok === undefined) return operation
+    return {
+      ...operation,
+      responses: {
+        ...operation.responses,
+        "200": {
+          ...ok,
+          content: {
+            ...ok.content,
+            "text/event-stream": {
+              schema: {
+                type: "string",
+                description: "`retry:` first, then one event per change (`id:` its position, `event:` its type, "
+                  + "`data:` the JobEvent as JSON), exactly once and in order, live; a `:` comment every 15 s."
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+})
+
+const eventQuery = { after: queryText, limit: queryText }
+
+export const listEvents = HttpApiEndpoint.get("listEvents", "/v1/events", {
+  query: eventQuery,
+  success: EventPage,
+  error: [InvalidRequest, CursorExpired, ServiceUnavailableResponse]
+}).annotateMerge(OpenApi.annotations({
+  summary: "Every event of the account, as a JSON page or a live stream",
+  description: "Resumable: a reader that resumes after position p gets every later event exactly once, in order."
+})).annotateMerge(asEventReading).annotate(
+  RequiredScope,
+  "jobs:read"
+)
+
+export const listJobEvents = HttpApiEndpoint.get("listJobEvents", "/v1/jobs/:id/events", {
+  params: idParams,
+  query: eventQuery,
+  success: EventPage,
+  error: [InvalidRequest, NotFound, CursorExpired, ServiceUnavailableResponse]
+}).annotateMerge(OpenApi.annotations({
+  summary: "A Job's events, as a JSON page or a live stream",
+  description: "The account's events of this Job only; positions and resumption as for /v1/events."
+})).annotateMerge(asEventReading).annotate(
+  RequiredScope,
+  "jobs:read"
+)
+
 export class JobsApi extends HttpApiGroup.make("Jobs")
-  .add(createJob, listJobs, getJob, changeConstraints, answerQuestions, cancelJob)
+  .add(createJob, listJobs, getJob, changeConstraints, answerQuestions, cancelJob, listJobEvents, listEvents)
   .middleware(Authentication)
   .annotateMerge(OpenApi.annotations({
     title: "Jobs (preview)",

@@ -1,9 +1,10 @@
-import { ByteSize, Cause, Effect, Result } from "effect"
+import { ByteSize, Cause, Config, Deferred, Duration, Effect, Result, Schema, Stream } from "effect"
 import { HttpIncomingMessage, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import type { HttpServerRequest } from "effect/http/HttpServerRequest"
 import { createHash } from "node:crypto"
 import {
+  CursorExpired,
   IdempotencyKeyInUse,
   IdempotencyKeyRequired,
   InvalidJsonBody,
@@ -26,11 +27,14 @@ import {
   decodeDocument,
   jobStatuses
 } from "../schema/Job.ts"
+import type { JobEvent, ViewPoint } from "../schema/JobEvent.ts"
+import { EventFeed } from "../services/EventFeed.ts"
 import type { StoredAnswer } from "../services/Idempotency.ts"
 import { Idempotency } from "../services/Idempotency.ts"
 import { Jobs, maxListLimit } from "../services/Jobs.ts"
 import { storeRetryAfter } from "../services/StoreGuard.ts"
 import { CurrentPrincipal } from "./Authentication.ts"
+import { Draining } from "./Draining.ts"
 import { PreviewApi } from "./JobsApi.ts"
 
 /** Bodies larger than this are not read: a request holds at most 10,000 characters and its constraints. */
@@ -38,9 +42,20 @@ const maxBodySize = ByteSize.kibibytes(256)
 const maxBodyBytes = ByteSize.toNumberUnsafe(maxBodySize)
 
 const defaultListLimit = 20
+const defaultEventLimit = 100
+const maxEventLimit = 1000
+
+/** What an SSE client is told to wait before it reconnects (`retry:`). */
+const reconnectMillis = 2000
+
+/** `EVENTS_HEARTBEAT` (15 seconds): how often an idle event stream says it is alive. */
+export const HeartbeatInterval = Config.schema(Schema.DurationFromString, "EVENTS_HEARTBEAT").pipe(
+  Config.withDefault(Duration.seconds(15))
+)
 
 type AnyError =
   | JobError
+  | CursorExpired
   | InvalidJsonBody
   | IdempotencyKeyRequired
   | IdempotencyKeyInUse
@@ -69,6 +84,8 @@ const errorAnswer = (error: AnyError): StoredAnswer => {
     ? 400
     : error instanceof NotFound
     ? 404
+    : error instanceof CursorExpired
+    ? 410
     : error instanceof InvalidState || error instanceof RevisionMismatch
     ? 409
     : 422
@@ -156,10 +173,73 @@ const positiveInt = (name: string, value: string | undefined, max = Number.MAX_S
     : Result.fail(new InvalidRequest({ message: `${name} must be a whole number from 1 to ${max}.` }))
 }
 
+/** A whole number from 0 (a position or a cursor); `undefined` when not given. */
+const nonNegativeInt = (name: string, value: string | undefined) => {
+  if (value === undefined) return Result.succeed(undefined)
+  const n = /^(0|[1-9][0-9]{0,15})$/.test(value) ? Number(value) : Number.NaN
+  return Number.isSafeInteger(n)
+    ? Result.succeed(n)
+    : Result.fail(new InvalidRequest({ message: `${name} must be a position: a whole number from 0.` }))
+}
+
+/** Whether the client asks for Server-Sent Events (`Accept: text/event-stream`, not refused with q=0). */
+const wantsEventStream = (accept: string | undefined) =>
+  accept !== undefined && accept.split(",").some((range) => {
+    const [type = "", ...parameters] = range.split(";").map((part) => part.trim().toLowerCase())
+    return type === "text/event-stream" && !parameters.some((parameter) => /^q=0(\.0*)?$/.test(parameter))
+  })
+
+/**
+ * Where a reader resumes: `Last-Event-ID` (what an SSE client sends when it reconnects, so the newer of
+ * the two) wins over `?after=`; neither is 0, the oldest event kept.
+ */
+const cursorOf = (request: HttpServerRequest, params: URLSearchParams): Result.Result<number, InvalidRequest> => {
+  const header = request.headers["last-event-id"]
+  const cursor = header !== undefined && header !== ""
+    ? nonNegativeInt("Last-Event-ID", header.trim())
+    : Result.flatMap(queryValue(params, "after"), (value) => nonNegativeInt("after", value))
+  return Result.map(cursor, (after) => after ?? 0)
+}
+
+const sseEvent = (event: JobEvent) => `id: ${event.position}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`
+
+/** The stream as Server-Sent Events: `retry:` first, the events, and a comment every `heartbeat`. */
+const eventStreamResponse = (
+  events: Stream.Stream<JobEvent, unknown>,
+  heartbeat: Duration.Duration,
+  draining: Deferred.Deferred<void>
+) =>
+  HttpServerResponse.stream(
+    Stream.make(`retry: ${reconnectMillis}\n\n`).pipe(
+      Stream.concat(
+        Stream.merge(
+          events.pipe(
+            Stream.map(sseEvent),
+            // A store that fails ends the stream: the client resumes after the last id it received.
+            Stream.catchCause((cause) =>
+              Stream.fromEffect(Effect.logWarning("event stream ended by its store", cause)).pipe(Stream.drain)
+            )
+          ),
+          Stream.tick(heartbeat).pipe(Stream.drop(1), Stream.map(() => ":\n\n")),
+          { haltStrategy: "left" }
+        )
+      ),
+      Stream.interruptWhen(Deferred.await(draining)),
+      Stream.encodeText
+    ),
+    {
+      contentType: "text/event-stream",
+      headers: { "cache-control": "no-store", "x-accel-buffering": "no" }
+    }
+  )
+
 export const JobsHttpLive = HttpApiBuilder.group(PreviewApi, "Jobs", (handlers) =>
   Effect.gen(function*() {
     const jobs = yield* Jobs
     const idempotency = yield* Idempotency
+    const feed = yield* EventFeed
+    const heartbeat = yield* HeartbeatInterval
+    const draining = yield* Draining
 
     // A defect is a bug, not an answer: log it with its cause, and answer 503.
     const guarded = <R>(name: string, effect: Effect.Effect<HttpServerResponse.HttpServerResponse, never, R>) =>
@@ -215,8 +295,40 @@ export const JobsHttpLive = HttpApiBuilder.group(PreviewApi, "Jobs", (handlers) 
         })
       )
 
-    const read = <R>(name: string, effect: Effect.Effect<StoredAnswer, JobError | Unavailable, R>) =>
+    const read = <R>(name: string, effect: Effect.Effect<StoredAnswer, JobError | CursorExpired | Unavailable, R>) =>
       guarded(name, Effect.map(asAnswer(effect), (stored) => respond(stored)))
+
+    /**
+     * The account's events (or one Job's) after the cursor: a JSON page, or with `Accept:
+     * text/event-stream` a live stream, whose cursor and Job are checked before it begins.
+     */
+    const events = (name: string, request: HttpServerRequest, jobId: string | undefined) =>
+      guarded(
+        name,
+        Effect.gen(function*() {
+          const principal = yield* CurrentPrincipal
+          const params = bindings(request)
+          const after = cursorOf(request, params)
+          if (Result.isFailure(after)) return respond(errorAnswer(after.failure))
+          if (wantsEventStream(request.headers.accept)) {
+            const stream = yield* Effect.result(feed.follow(principal.accountId, { jobId, after: after.success }))
+            return Result.isFailure(stream)
+              ? respond(failureAnswer(stream.failure))
+              : eventStreamResponse(stream.success, heartbeat, draining)
+          }
+          return yield* asAnswer(Effect.gen(function*() {
+            const limit = yield* Effect.fromResult(
+              Result.flatMap(queryValue(params, "limit"), (value) => positiveInt("limit", value, maxEventLimit))
+            )
+            const page = yield* jobs.eventPage(principal.accountId, {
+              jobId,
+              after: after.success,
+              limit: limit ?? defaultEventLimit
+            })
+            return answer(200, { data: page.events, nextAfter: page.events.at(-1)?.position ?? after.success })
+          })).pipe(Effect.map((stored) => respond(stored)))
+        })
+      )
 
     const decodeCreate = decodeDocument(CreateJobRequest)
     const decodeConstraints = decodeDocument(ChangeConstraintsRequest)
@@ -267,20 +379,28 @@ export const JobsHttpLive = HttpApiBuilder.group(PreviewApi, "Jobs", (handlers) 
           Effect.gen(function*() {
             const principal = yield* CurrentPrincipal
             const query = bindings(request)
-            if (query.has("at")) {
-              return yield* Effect.fail(
-                new InvalidRequest({ message: "at is not served by this preview yet; use revision." })
-              )
-            }
             const revision = yield* Effect.fromResult(
               Result.flatMap(queryValue(query, "revision"), (value) => positiveInt("revision", value))
             )
-            const job = revision === undefined
+            const at = yield* Effect.fromResult(
+              Result.flatMap(queryValue(query, "at"), (value) => nonNegativeInt("at", value))
+            )
+            if (revision !== undefined && at !== undefined) {
+              return yield* Effect.fail(new InvalidRequest({ message: "Give revision or at, not both." }))
+            }
+            const point: ViewPoint | undefined = revision !== undefined
+              ? { _tag: "Revision", revision }
+              : at !== undefined
+              ? { _tag: "Position", position: at }
+              : undefined
+            const job = point === undefined
               ? yield* jobs.get(principal.accountId, params.id)
-              : yield* jobs.getRevision(principal.accountId, params.id, revision)
+              : yield* jobs.view(principal.accountId, params.id, point)
             return answer(200, job)
           })
         ))
+      .handleRaw("listJobEvents", ({ params, request }) => events("listJobEvents", request, params.id))
+      .handleRaw("listEvents", ({ request }) => events("listEvents", request, undefined))
       .handleRaw("changeConstraints", ({ params, request }) =>
         mutation("changeConstraints", request, {
           decode: decodeConstraints,

@@ -2,9 +2,11 @@ import { Config, Effect, Layer, Schema } from "effect"
 import { HttpRouter } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import type { ApiKeys } from "../services/ApiKeys.ts"
+import type { EventFeed } from "../services/EventFeed.ts"
 import type { Idempotency } from "../services/Idempotency.ts"
 import type { Jobs } from "../services/Jobs.ts"
 import * as Authentication from "./Authentication.ts"
+import * as Draining from "./Draining.ts"
 import { PreviewApi } from "./JobsApi.ts"
 import { JobsHttpLive } from "./JobsHttp.ts"
 import { docsOptions, HttpLive, OtherRoutesLive, serveOptions } from "./Server.ts"
@@ -29,13 +31,14 @@ export const PreviewRoutesLive = Layer.mergeAll(
   OtherRoutesLive
 )
 
-export const PreviewHttpLive = HttpRouter.serve(PreviewRoutesLive, serveOptions)
+/** Event streams end as the service begins to stop (see `Draining`). */
+export const PreviewHttpLive = Draining.drained(HttpRouter.serve(PreviewRoutesLive, serveOptions))
 
 /**
  * `HttpLive`, or `PreviewHttpLive` over `jobs` when `JOBS_API=preview`. With the preview off, the Job
  * services are not built at all (no background work runs).
  */
-export const layer = <E, R>(jobs: Layer.Layer<Jobs | Idempotency | ApiKeys, E, R>) =>
+export const layer = <E, R>(jobs: Layer.Layer<Jobs | Idempotency | ApiKeys | EventFeed, E, R>) =>
   Layer.unwrap(
     Effect.map(JobsApiMode, (mode) => mode === "preview" ? PreviewHttpLive.pipe(Layer.provide(jobs)) : HttpLive)
   )

@@ -106,6 +106,14 @@ export const IdempotencyKeyInUseBody = body("idempotency_key_in_use", "Idempoten
   httpApiStatus: 409
 })
 
+/** 410: the events after the cursor are past retention (`EVENTS_RETENTION`): resume from a newer one. */
+export class CursorExpired extends Schema.Error<CursorExpired>("CursorExpired")(
+  body("cursor_expired", "CursorExpired"),
+  { httpApiStatus: 410, description: "Events after this cursor are past retention; start again from a newer one." }
+) {
+  override readonly [ErrorReporter.ignore] = true
+}
+
 /** 422: the document is JSON but not a valid request (a message says what is wrong). */
 export class InvalidRequest extends Schema.Error<InvalidRequest>("InvalidRequest")(
   body("invalid_request", "InvalidRequest"),

@@ -1,9 +1,10 @@
-import { Clock, Config, Context, Duration, Effect, Exit, Layer, Ref, Schedule, Schema, Semaphore } from "effect"
+import { Clock, Config, Context, Duration, Effect, Exit, Layer, Ref, Schema, Semaphore } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomUUID } from "node:crypto"
 import { IdempotencyKeyInUse, IdempotencyKeyReused } from "../schema/ApiErrors.ts"
 import type { AccountId } from "../schema/ApiKey.ts"
 import type { Unavailable } from "../schema/Errors.ts"
+import * as Pruning from "./Pruning.ts"
 import * as StoreGuard from "./StoreGuard.ts"
 
 /** An answer as it was sent: replayed byte for byte. */
@@ -255,13 +256,5 @@ export const layerTest = Layer.effect(Idempotency)(Effect.gen(function*() {
 }))
 
 /** Prunes expired keys every `interval` (10 minutes unless told), in the background, for the layer's life. */
-export const pruneLoop = (interval: Duration.Input = Duration.minutes(10)) =>
-  Layer.effectDiscard(Effect.gen(function*() {
-    const idempotency = yield* Idempotency
-    yield* idempotency.prune.pipe(
-      Effect.tap((n) => n > 0 ? Effect.logInfo("pruned expired idempotency keys", n) : Effect.void),
-      Effect.ignore,
-      Effect.repeat(Schedule.spaced(interval)),
-      Effect.forkScoped
-    )
-  }))
+export const pruneLoop = (interval?: Duration.Input) =>
+  Pruning.every("expired idempotency keys", Effect.flatMap(Idempotency, (idempotency) => idempotency.prune), interval)

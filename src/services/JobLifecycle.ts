@@ -13,6 +13,7 @@ import type {
   JobStatus
 } from "../schema/Job.ts"
 import { isTerminal } from "../schema/Job.ts"
+import type { EventType, JobEvent } from "../schema/JobEvent.ts"
 import type { Answer, Interpretation, InterpretInput } from "./Interpreter.ts"
 
 /**
@@ -37,16 +38,6 @@ export interface JobRecord {
   readonly createdAt: string
   readonly updatedAt: string
 }
-
-export const eventTypes = [
-  "job.created",
-  "job.revised",
-  "work.invalidated",
-  "job.interpreted",
-  "job.input_requested",
-  "job.cancelled"
-] as const
-export type EventType = typeof eventTypes[number]
 
 /** An event before the store gives it a position. */
 export interface NewEvent {
@@ -259,4 +250,74 @@ export const interpreted = (
     record: { ...record, status: "awaiting_input", objective, interpretedConstraints, questions, updatedAt: now },
     events: [{ type: "job.input_requested", data: { objective, constraints: interpretedConstraints, questions } }]
   }
+}
+
+const callerOnly = (constraints: ReadonlyArray<Constraint>) =>
+  constraints.filter((constraint) => constraint.source === "caller")
+
+/**
+ * The Job after `event`, from the Job before it (`undefined` before `job.created`): the view of a Job
+ * at a position is the fold of its events up to there (jobs.md, "Events and views"). Every change
+ * above writes events that say all it changed, so that this fold gives exactly `toView` of the
+ * change's record (held by a property test).
+ */
+export const applyEvent = (job: Job | undefined, event: JobEvent): Job => {
+  const data = event.data as Record<string, never>
+  const at = { jobRevision: event.jobRevision, updatedAt: event.occurredAt }
+  if (event.type === "job.created") {
+    return {
+      id: event.jobId,
+      jobRevision: event.jobRevision,
+      status: "interpreting",
+      request: data.request,
+      constraints: data.constraints,
+      objective: null,
+      questions: [],
+      proposal: null,
+      outcome: null,
+      createdAt: event.occurredAt,
+      updatedAt: event.occurredAt
+    }
+  }
+  if (job === undefined) throw new Error(`${event.type} at ${event.position} has no job.created before it`)
+  switch (event.type) {
+    case "job.revised": {
+      if (data.cause === "constraints") {
+        return { ...job, ...at, status: "interpreting", constraints: data.constraints, objective: null, questions: [] }
+      }
+      const answered = new Set((data.answers as ReadonlyArray<Answer>).map((answer) => answer.questionId))
+      const open = job.questions.filter((question) => !answered.has(question.id))
+      return open.length > 0
+        ? { ...job, ...at, questions: open }
+        : {
+          ...job,
+          ...at,
+          status: "interpreting",
+          constraints: callerOnly(job.constraints),
+          objective: null,
+          questions: []
+        }
+    }
+    case "job.interpreted":
+    case "job.input_requested":
+      return {
+        ...job,
+        ...at,
+        status: event.type === "job.interpreted" ? "planning" : "awaiting_input",
+        constraints: [...callerOnly(job.constraints), ...data.constraints],
+        objective: data.objective,
+        questions: event.type === "job.interpreted" ? [] : data.questions
+      }
+    case "job.cancelled":
+      return { ...job, ...at, status: "cancelled" }
+    case "work.invalidated":
+      return { ...job, ...at }
+  }
+}
+
+/** `applyEvent` over `events`, in order, from `job`. */
+export const fold = (job: Job | undefined, events: Iterable<JobEvent>): Job | undefined => {
+  let current = job
+  for (const event of events) current = applyEvent(current, event)
+  return current
 }

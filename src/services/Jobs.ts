@@ -1,6 +1,6 @@
-import { Clock, Context, DateTime, Effect, Layer, Option, Ref, Result } from "effect"
+import { Clock, Config, Context, DateTime, Duration, Effect, Layer, Option, Ref, Result, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import { InvalidRequest, NotFound } from "../schema/ApiErrors.ts"
+import { CursorExpired, InvalidRequest, NotFound } from "../schema/ApiErrors.ts"
 import type { InvalidState, RevisionMismatch } from "../schema/ApiErrors.ts"
 import type { AccountId } from "../schema/ApiKey.ts"
 import type { Unavailable } from "../schema/Errors.ts"
@@ -13,21 +13,32 @@ import type {
   JobPage,
   JobStatus
 } from "../schema/Job.ts"
+import type { EventType, JobAsOf, JobEvent, ViewPoint } from "../schema/JobEvent.ts"
+import { EventSignal } from "./EventSignal.ts"
+import * as EventSignalModule from "./EventSignal.ts"
 import type { Interpretation, InterpretInput } from "./Interpreter.ts"
 import * as JobLifecycle from "./JobLifecycle.ts"
-import type { Change, EventType, JobRecord } from "./JobLifecycle.ts"
+import type { Change, JobRecord } from "./JobLifecycle.ts"
 import type { JobChange, JobRef } from "./JobWork.ts"
 import { JobWork, movesWork } from "./JobWork.ts"
+import * as Pruning from "./Pruning.ts"
 import * as StoreGuard from "./StoreGuard.ts"
 
-/** An event as stored (jobs.md, "Events and views"). */
-export interface JobEvent {
-  readonly position: number
-  readonly jobId: JobId
-  readonly jobRevision: number
-  readonly type: EventType
-  readonly data: unknown
-  readonly occurredAt: string
+export interface EventPageOptions {
+  /** Only this Job's events (`NotFound` when the account has no such Job). */
+  readonly jobId?: string | undefined
+  /** Events after this position; 0 for the oldest kept. */
+  readonly after: number
+  readonly limit: number
+}
+
+/**
+ * Events that can no longer be overtaken by a concurrent commit (published), in position order; and
+ * whether committed events follow that are not published yet (a reader should look again shortly).
+ */
+export interface EventRead {
+  readonly events: ReadonlyArray<JobEvent>
+  readonly pending: boolean
 }
 
 export interface ListOptions {
@@ -47,12 +58,18 @@ export interface ListOptions {
 export class Jobs extends Context.Service<Jobs, {
   readonly create: (accountId: AccountId, input: CreateJobRequest) => Effect.Effect<Job, Unavailable>
   readonly get: (accountId: AccountId, id: string) => Effect.Effect<Job, NotFound | Unavailable>
-  /** The Job at the end of `revision` (after its last event so far). */
-  readonly getRevision: (
+  /**
+   * The Job as it was at `point` (jobs.md, "Revisions, precisely"): at the end of a revision (after its
+   * last event so far), or after every one of its events at positions up to a position. A revision that
+   * never existed, or a position before the Job's first event, is `NotFound`; a position whose events
+   * are past retention, `CursorExpired`. Its cost does not grow with the Job's history: a snapshot of
+   * the revision before, and the fold of the few events since.
+   */
+  readonly view: (
     accountId: AccountId,
     id: string,
-    revision: number
-  ) => Effect.Effect<Job, NotFound | Unavailable>
+    point: ViewPoint
+  ) => Effect.Effect<JobAsOf, NotFound | CursorExpired | Unavailable>
   /** Newest first. */
   readonly list: (accountId: AccountId, options: ListOptions) => Effect.Effect<JobPage, InvalidRequest | Unavailable>
   readonly changeConstraints: (
@@ -68,6 +85,18 @@ export class Jobs extends Context.Service<Jobs, {
   readonly cancel: (accountId: AccountId, id: string) => Effect.Effect<Job, NotFound | InvalidState | Unavailable>
   /** The Job's events that can no longer be overtaken by a concurrent commit, by position. */
   readonly events: (accountId: AccountId, id: string) => Effect.Effect<ReadonlyArray<JobEvent>, NotFound | Unavailable>
+  /**
+   * A page of the account's events (or one Job's) after a position; `CursorExpired` when events after
+   * it have been pruned (`EVENTS_RETENTION`).
+   */
+  readonly eventPage: (
+    accountId: AccountId,
+    options: EventPageOptions
+  ) => Effect.Effect<EventRead, NotFound | CursorExpired | Unavailable>
+  /** The position of the account's last published event; 0 when it has none. */
+  readonly latestPosition: (accountId: AccountId) => Effect.Effect<number, Unavailable>
+  /** Deletes the events older than `EVENTS_RETENTION`; answers how many. */
+  readonly pruneEvents: Effect.Effect<number, Unavailable>
   /** Jobs waiting for their interpretation, oldest first (at most 100). */
   readonly awaitingInterpretation: Effect.Effect<ReadonlyArray<JobRef>, Unavailable>
   /** What to interpret for `ref`, while the Job is still interpreting that revision. */
@@ -77,6 +106,10 @@ export class Jobs extends Context.Service<Jobs, {
 }>()("Jobs") {}
 
 export const maxListLimit = 100
+
+/** Prunes events past `EVENTS_RETENTION` every `interval` (10 minutes unless told), in the background. */
+export const pruneEventsLoop = (interval?: Duration.Input) =>
+  Pruning.every("events past retention", Effect.flatMap(Jobs, (jobs) => jobs.pruneEvents), interval)
 
 const isNotFound = (error: unknown): error is NotFound => error instanceof NotFound
 
@@ -95,6 +128,29 @@ const decodeCursor = (cursor: string): Result.Result<number, InvalidRequest> => 
   }
 }
 
+const PositiveDuration = Schema.DurationFromString.check(
+  Schema.makeFilter((duration) => Duration.isGreaterThan(duration, Duration.zero) || "expected a duration above zero")
+)
+
+/** `EVENTS_RETENTION` (30 days): how long events are kept, and so how old a cursor may be. */
+export const EventsConfig = Config.all({
+  retention: Config.schema(PositiveDuration, "EVENTS_RETENTION").pipe(Config.withDefault(Duration.days(30)))
+})
+
+const cursorExpired = (after: number) =>
+  new CursorExpired({
+    message: `Events after position ${after} are past retention; read the Job again and resume from a newer position.`
+  })
+
+const noView = (id: string, point: ViewPoint) =>
+  new NotFound({
+    message: point._tag === "Revision"
+      ? `The Job ${JSON.stringify(id)} has no revision ${point.revision}.`
+      : `The Job ${JSON.stringify(id)} has no event at or before position ${point.position}.`
+  })
+
+const withAsOf = (job: Job, position: number): JobAsOf => ({ ...job, asOf: { jobRevision: job.jobRevision, position } })
+
 const nowIso = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis).toISOString())
 
 const toInterpretInput = (record: JobRecord): InterpretInput => ({
@@ -112,20 +168,51 @@ const changeOf = (record: JobRecord): JobChange => ({
 /** Events a transaction may append: positions are its transaction id times this, plus 0, 1, ... */
 const eventsPerTransaction = 64
 
+interface EventRow {
+  readonly position: string
+  readonly job_id: string
+  readonly job_revision: number
+  readonly type: EventType
+  readonly data: string
+  readonly occurred_at: Date
+}
+
+const toEvent = (row: EventRow): JobEvent => ({
+  position: Number(row.position),
+  jobId: row.job_id as JobId,
+  jobRevision: row.job_revision,
+  type: row.type,
+  data: JSON.parse(row.data),
+  occurredAt: row.occurred_at.toISOString()
+})
+
 /**
  * PostgreSQL. An event's position is `xid * 64 + n`: the id of the transaction that appended it (a
  * `xid8`, kept in `job_events.xid`) and its place within it. A reader that publishes only events whose
- * transaction precedes every transaction still running (`xid < pg_snapshot_xmin(pg_current_snapshot())`)
- * publishes a prefix that only ever grows at its end, so no event can appear behind one already read.
- * Every transaction that appends events of a Job takes that Job's row lock before it writes anything
- * (its transaction id is assigned then), so a Job's events are in the order its changes committed.
+ * transaction precedes every transaction still running (`xid < pg_snapshot_xmin(pg_current_snapshot())`,
+ * that is `position < xmin * 64`) publishes a prefix that only ever grows at its end, so no event can
+ * appear behind one already read. Every transaction that appends events of a Job takes that Job's row
+ * lock before it writes anything (its transaction id is assigned then), so a Job's events are in the
+ * order its changes committed.
  */
 export const layerLive = Layer.effect(Jobs)(Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const guard = yield* StoreGuard.make("jobs")
   const work = yield* JobWork
+  const signal = yield* EventSignal
+  const { retention } = yield* EventsConfig
+  const retentionMillis = Duration.toMillis(retention)
 
   const parse = (text: string) => JSON.parse(text) as JobRecord
+
+  /** The first position no reader may publish yet: every event before it is committed, for good. */
+  const horizon = sql`(pg_snapshot_xmin(pg_current_snapshot())::text::bigint * ${eventsPerTransaction})`
+
+  // Announced on commit: by NOTIFY to every process on PostgreSQL, directly to this one on the embedded store.
+  const announce = (accountId: AccountId) =>
+    signal.viaNotify
+      ? Effect.asVoid(sql`SELECT pg_notify(${EventSignalModule.channel}, ${accountId})`)
+      : sql.afterCommit(signal.wake(accountId))
 
   const appendEvents = (record: JobRecord, change: Change) =>
     Effect.gen(function*() {
@@ -155,6 +242,7 @@ export const layerLive = Layer.effect(Jobs)(Effect.gen(function*() {
         INSERT INTO job_revisions (job_id, revision, snapshot, first_position, last_position)
         VALUES (${record.id}, ${record.revision}, ${view}, ${first}, ${first + rows.length - 1})
         ON CONFLICT (job_id, revision) DO UPDATE SET snapshot = EXCLUDED.snapshot, last_position = EXCLUDED.last_position`
+      yield* announce(record.accountId)
     })
 
   const notifyAfterCommit = (record: JobRecord) =>
@@ -211,17 +299,74 @@ export const layerLive = Layer.effect(Jobs)(Effect.gen(function*() {
   const view = <E>(effect: Effect.Effect<Change, E>) =>
     Effect.map(effect, (change) => JobLifecycle.toView(change.record))
 
+  /** The highest position pruned from the account's events (0 when none was). */
+  const prunedThrough = (accountId: AccountId) =>
+    Effect.map(
+      sql<{ readonly pruned: string }>`
+        SELECT pruned_through::text AS pruned FROM job_event_retention WHERE account_id = ${accountId}`,
+      ([row]) => row === undefined ? 0 : Number(row.pruned)
+    )
+
+  const eventColumns = sql`e.position::text AS position, e.job_id, e.job_revision, e.type, e.data, e.occurred_at`
+
+  const pointInTime = (accountId: AccountId, id: string, point: ViewPoint) =>
+    Effect.gen(function*() {
+      if (point._tag === "Revision") {
+        const [row] = yield* sql<{ readonly snapshot: string; readonly last: string }>`
+          SELECT r.snapshot, r.last_position::text AS last FROM job_revisions r JOIN jobs j ON j.id = r.job_id
+          WHERE r.job_id = ${id} AND j.account_id = ${accountId} AND r.revision = ${point.revision}`
+        if (row === undefined) return yield* Effect.fail(noView(id, point))
+        return withAsOf(JSON.parse(row.snapshot) as Job, Number(row.last))
+      }
+      // The snapshot at the end of the last revision that ended by the position, and the Job's events since.
+      const [base] = yield* sql<{ readonly snapshot: string; readonly last: string }>`
+        SELECT r.snapshot, r.last_position::text AS last FROM job_revisions r JOIN jobs j ON j.id = r.job_id
+        WHERE r.job_id = ${id} AND j.account_id = ${accountId}
+          AND r.last_position <= ${point.position} AND r.last_position < ${horizon}
+        ORDER BY r.last_position DESC LIMIT 1`
+      const from = base === undefined ? 0 : Number(base.last)
+      const since = from === point.position ? [] : yield* sql<EventRow>`
+        SELECT ${eventColumns} FROM job_events e
+        WHERE e.job_id = ${id} AND e.account_id = ${accountId}
+          AND e.position > ${from} AND e.position <= ${point.position} AND e.position < ${horizon}
+        ORDER BY e.position`
+      if (from < point.position && (yield* prunedThrough(accountId)) > from) {
+        return yield* Effect.fail(cursorExpired(point.position))
+      }
+      const events = since.map(toEvent)
+      const job = JobLifecycle.fold(base === undefined ? undefined : JSON.parse(base.snapshot) as Job, events)
+      if (job === undefined) return yield* Effect.fail(noView(id, point))
+      return withAsOf(job, events.length === 0 ? from : events[events.length - 1]!.position)
+    })
+
+  const eventPage = (accountId: AccountId, options: EventPageOptions) =>
+    Effect.gen(function*() {
+      const [check] = yield* sql<{ readonly pruned: string | null; readonly found: boolean }>`
+        SELECT (SELECT pruned_through::text FROM job_event_retention WHERE account_id = ${accountId}) AS pruned,
+          ${
+        options.jobId === undefined
+          ? sql`true`
+          : sql`EXISTS (SELECT 1 FROM jobs WHERE id = ${options.jobId} AND account_id = ${accountId})`
+      } AS found`
+      if (!check!.found) return yield* Effect.fail(notFound(options.jobId!))
+      if (options.after > 0 && options.after < Number(check!.pruned ?? 0)) {
+        return yield* Effect.fail(cursorExpired(options.after))
+      }
+      // Published events are a prefix in position order: what follows them is committed but not published yet.
+      const rows = yield* sql<EventRow & { readonly published: boolean }>`
+        SELECT ${eventColumns}, e.position < ${horizon} AS published FROM job_events e
+        WHERE e.account_id = ${accountId}
+          ${options.jobId === undefined ? sql`` : sql`AND e.job_id = ${options.jobId}`}
+          AND e.position > ${options.after}
+        ORDER BY e.position LIMIT ${options.limit}`
+      const published = rows.filter((row) => row.published)
+      return { events: published.map(toEvent), pending: published.length < rows.length }
+    })
+
   return {
     create,
     get: (accountId, id) => guard(Effect.map(find(accountId, id), JobLifecycle.toView)),
-    getRevision: (accountId, id, revision) =>
-      guard(sql<{ readonly snapshot: string }>`
-        SELECT r.snapshot FROM job_revisions r JOIN jobs j ON j.id = r.job_id
-        WHERE r.job_id = ${id} AND j.account_id = ${accountId} AND r.revision = ${revision}`).pipe(
-        Effect.flatMap(([row]) =>
-          row === undefined ? Effect.fail(notFound(id)) : Effect.succeed(JSON.parse(row.snapshot) as Job)
-        )
-      ),
+    view: (accountId, id, point) => guard(pointInTime(accountId, id, point)),
     list: (accountId, options) =>
       guard(Effect.gen(function*() {
         const before = options.cursor === undefined ? undefined : yield* Effect.fromResult(decodeCursor(options.cursor))
@@ -245,25 +390,32 @@ export const layerLive = Layer.effect(Jobs)(Effect.gen(function*() {
     events: (accountId, id) =>
       guard(Effect.gen(function*() {
         yield* find(accountId, id)
-        const rows = yield* sql<{
-          readonly position: string
-          readonly job_revision: number
-          readonly type: EventType
-          readonly data: string
-          readonly occurred_at: Date
-        }>`
-          SELECT position::text AS position, job_revision, type, data, occurred_at FROM job_events
-          WHERE account_id = ${accountId} AND job_id = ${id} AND xid < pg_snapshot_xmin(pg_current_snapshot())
-          ORDER BY job_events.position`
-        return rows.map((row): JobEvent => ({
-          position: Number(row.position),
-          jobId: id as JobId,
-          jobRevision: row.job_revision,
-          type: row.type,
-          data: JSON.parse(row.data),
-          occurredAt: row.occurred_at.toISOString()
-        }))
+        const rows = yield* sql<EventRow>`
+          SELECT ${eventColumns} FROM job_events e
+          WHERE e.account_id = ${accountId} AND e.job_id = ${id} AND e.position < ${horizon}
+          ORDER BY e.position`
+        return rows.map(toEvent)
       })),
+    eventPage: (accountId, options) => guard(eventPage(accountId, options)),
+    latestPosition: (accountId) =>
+      guard(sql<{ readonly position: string | null }>`
+        SELECT max(position)::text AS position FROM job_events
+        WHERE account_id = ${accountId} AND position < ${horizon}`).pipe(
+        Effect.map(([row]) => Number(row?.position ?? 0))
+      ),
+    pruneEvents: guard(sql<{ readonly pruned: number }>`
+      WITH gone AS (
+        DELETE FROM job_events
+        WHERE occurred_at < now() - ${retentionMillis}::double precision * interval '1 millisecond'
+          AND position < ${horizon}
+        RETURNING account_id, position
+      ), through AS (
+        INSERT INTO job_event_retention (account_id, pruned_through)
+        SELECT account_id, max(position) FROM gone GROUP BY account_id
+        ON CONFLICT (account_id) DO UPDATE
+          SET pruned_through = GREATEST(job_event_retention.pruned_through, EXCLUDED.pruned_through)
+      )
+      SELECT count(*)::int AS pruned FROM gone`).pipe(Effect.map(([row]) => row?.pruned ?? 0)),
     awaitingInterpretation: guard(sql<{ readonly account_id: string; readonly id: string; readonly revision: number }>`
       SELECT account_id, id, revision FROM jobs WHERE status = 'interpreting' ORDER BY seq LIMIT 100`).pipe(
       Effect.map((rows) =>
@@ -295,46 +447,93 @@ export const layerLive = Layer.effect(Jobs)(Effect.gen(function*() {
   }
 }))
 
+interface StoredRevision {
+  readonly revision: number
+  readonly snapshot: Job
+  readonly last: number
+}
+
 interface MemoryState {
   readonly jobs: ReadonlyMap<string, { readonly record: JobRecord; readonly seq: number }>
-  readonly events: ReadonlyArray<JobEvent & { readonly accountId: AccountId }>
-  readonly revisions: ReadonlyMap<string, Job>
+  /** Each Job's events, and each account's, by position. */
+  readonly jobEvents: ReadonlyMap<string, ReadonlyArray<JobEvent>>
+  readonly accountEvents: ReadonlyMap<AccountId, ReadonlyArray<JobEvent>>
+  /** Each Job's revisions, in order: the Job at the end of each (so far). */
+  readonly revisions: ReadonlyMap<string, ReadonlyArray<StoredRevision>>
+  readonly prunedThrough: ReadonlyMap<AccountId, number>
   readonly seq: number
   readonly position: number
 }
 
+/** The index of the first of `items` (ordered by `key`) whose key is above `bound`. */
+const firstAbove = <A>(items: ReadonlyArray<A>, bound: number, key: (item: A) => number) => {
+  let low = 0
+  let high = items.length
+  while (low < high) {
+    const middle = (low + high) >>> 1
+    if (key(items[middle]!) <= bound) low = middle + 1
+    else high = middle
+  }
+  return low
+}
+
+const positionOf = (event: JobEvent) => event.position
+
 /** In memory, with the semantics of `layerLive`: the same rules, one atomic update per change. */
 export const layerTest = Layer.effect(Jobs)(Effect.gen(function*() {
   const work = yield* JobWork
+  const signal = yield* EventSignal
+  const { retention } = yield* EventsConfig
   const state = yield* Ref.make<MemoryState>({
     jobs: new Map(),
-    events: [],
+    jobEvents: new Map(),
+    accountEvents: new Map(),
     revisions: new Map(),
+    prunedThrough: new Map(),
     seq: 0,
     position: 0
   })
 
   const write = (current: MemoryState, change: Change, seq: number): MemoryState => {
     const { record } = change
-    const events = change.events.map((event, i): JobEvent & { readonly accountId: AccountId } => ({
+    const events = change.events.map((event, i): JobEvent => ({
       position: current.position + i + 1,
-      accountId: record.accountId,
       jobId: record.id,
       jobRevision: record.revision,
       type: event.type,
       data: JSON.parse(JSON.stringify(event.data)),
       occurredAt: record.updatedAt
     }))
+    const revisions = current.revisions.get(record.id) ?? []
+    const revision: StoredRevision = {
+      revision: record.revision,
+      snapshot: JobLifecycle.toView(record),
+      last: events[events.length - 1]!.position
+    }
     return {
+      ...current,
       jobs: new Map(current.jobs).set(record.id, { record, seq }),
-      events: [...current.events, ...events],
-      revisions: new Map(current.revisions).set(`${record.id} ${record.revision}`, JobLifecycle.toView(record)),
+      jobEvents: new Map(current.jobEvents).set(record.id, [...(current.jobEvents.get(record.id) ?? []), ...events]),
+      accountEvents: new Map(current.accountEvents).set(record.accountId, [
+        ...(current.accountEvents.get(record.accountId) ?? []),
+        ...events
+      ]),
+      revisions: new Map(current.revisions).set(
+        record.id,
+        revisions.length > 0 && revisions[revisions.length - 1]!.revision === record.revision
+          ? [...revisions.slice(0, -1), revision]
+          : [...revisions, revision]
+      ),
       seq: Math.max(current.seq, seq),
       position: current.position + events.length
     }
   }
 
-  const notify = (record: JobRecord) => movesWork(record.status) ? work.notify(changeOf(record)) : Effect.void
+  const notify = (record: JobRecord) =>
+    Effect.andThen(
+      signal.wake(record.accountId),
+      movesWork(record.status) ? work.notify(changeOf(record)) : Effect.void
+    )
 
   const find = (current: MemoryState, accountId: AccountId, id: string) => {
     const entry = current.jobs.get(id)
@@ -365,6 +564,70 @@ export const layerTest = Layer.effect(Jobs)(Effect.gen(function*() {
   const view = <E>(effect: Effect.Effect<Change, E>) =>
     Effect.map(effect, (change) => JobLifecycle.toView(change.record))
 
+  const pointInTime = (
+    current: MemoryState,
+    accountId: AccountId,
+    id: string,
+    point: ViewPoint
+  ): Result.Result<JobAsOf, NotFound | CursorExpired> => {
+    if (find(current, accountId, id) === undefined) return Result.fail(notFound(id))
+    const revisions = current.revisions.get(id) ?? []
+    if (point._tag === "Revision") {
+      const stored = revisions[point.revision - 1]
+      return stored === undefined
+        ? Result.fail(noView(id, point))
+        : Result.succeed(withAsOf(stored.snapshot, stored.last))
+    }
+    const base = revisions[firstAbove(revisions, point.position, (revision) => revision.last) - 1]
+    const from = base?.last ?? 0
+    if (from < point.position && (current.prunedThrough.get(accountId) ?? 0) > from) {
+      return Result.fail(cursorExpired(point.position))
+    }
+    const events = current.jobEvents.get(id) ?? []
+    const since = events.slice(firstAbove(events, from, positionOf), firstAbove(events, point.position, positionOf))
+    const job = JobLifecycle.fold(base?.snapshot, since)
+    return job === undefined
+      ? Result.fail(noView(id, point))
+      : Result.succeed(withAsOf(job, since.length === 0 ? from : since[since.length - 1]!.position))
+  }
+
+  const eventPage = (
+    current: MemoryState,
+    accountId: AccountId,
+    options: EventPageOptions
+  ): Result.Result<EventRead, NotFound | CursorExpired> => {
+    if (options.jobId !== undefined && find(current, accountId, options.jobId) === undefined) {
+      return Result.fail(notFound(options.jobId))
+    }
+    if (options.after > 0 && options.after < (current.prunedThrough.get(accountId) ?? 0)) {
+      return Result.fail(cursorExpired(options.after))
+    }
+    const events = (options.jobId === undefined
+      ? current.accountEvents.get(accountId)
+      : current.jobEvents.get(options.jobId)) ?? []
+    const start = firstAbove(events, options.after, positionOf)
+    return Result.succeed({ events: events.slice(start, start + options.limit), pending: false })
+  }
+
+  const prune = (current: MemoryState, cutoff: string): readonly [number, MemoryState] => {
+    const kept = (events: ReadonlyArray<JobEvent>) => events.filter((event) => event.occurredAt >= cutoff)
+    const prunedThrough = new Map(current.prunedThrough)
+    let pruned = 0
+    for (const [accountId, events] of current.accountEvents) {
+      const gone = events.filter((event) => event.occurredAt < cutoff)
+      if (gone.length === 0) continue
+      pruned += gone.length
+      prunedThrough.set(accountId, Math.max(prunedThrough.get(accountId) ?? 0, gone[gone.length - 1]!.position))
+    }
+    if (pruned === 0) return [0, current]
+    return [pruned, {
+      ...current,
+      jobEvents: new Map(Array.from(current.jobEvents, ([id, events]) => [id, kept(events)])),
+      accountEvents: new Map(Array.from(current.accountEvents, ([id, events]) => [id, kept(events)])),
+      prunedThrough
+    }]
+  }
+
   return {
     create: (accountId, input) =>
       Effect.gen(function*() {
@@ -378,11 +641,8 @@ export const layerTest = Layer.effect(Jobs)(Effect.gen(function*() {
         const entry = find(current, accountId, id)
         return entry === undefined ? Effect.fail(notFound(id)) : Effect.succeed(JobLifecycle.toView(entry.record))
       }),
-    getRevision: (accountId, id, revision) =>
-      Effect.flatMap(Ref.get(state), (current) => {
-        const snapshot = find(current, accountId, id) && current.revisions.get(`${id} ${revision}`)
-        return snapshot === undefined ? Effect.fail(notFound(id)) : Effect.succeed(snapshot)
-      }),
+    view: (accountId, id, point) =>
+      Effect.flatMap(Ref.get(state), (current) => Effect.fromResult(pointInTime(current, accountId, id, point))),
     list: (accountId, options) =>
       Effect.gen(function*() {
         const before = options.cursor === undefined ? undefined : yield* Effect.fromResult(decodeCursor(options.cursor))
@@ -409,11 +669,16 @@ export const layerTest = Layer.effect(Jobs)(Effect.gen(function*() {
       Effect.flatMap(Ref.get(state), (current) =>
         find(current, accountId, id) === undefined
           ? Effect.fail(notFound(id))
-          : Effect.succeed(
-            current.events
-              .filter((event) => event.jobId === id)
-              .map(({ accountId: _accountId, ...event }): JobEvent => event)
-          )),
+          : Effect.succeed(current.jobEvents.get(id) ?? [])),
+    eventPage: (accountId, options) =>
+      Effect.flatMap(Ref.get(state), (current) => Effect.fromResult(eventPage(current, accountId, options))),
+    latestPosition: (accountId) =>
+      Effect.map(Ref.get(state), (current) => current.accountEvents.get(accountId)?.at(-1)?.position ?? 0),
+    pruneEvents: Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const cutoff = new Date(now - Duration.toMillis(retention)).toISOString()
+      return yield* Ref.modify(state, (current) => prune(current, cutoff))
+    }),
     awaitingInterpretation: Effect.map(Ref.get(state), (current) =>
       Array.from(current.jobs.values())
         .filter(({ record }) => record.status === "interpreting")

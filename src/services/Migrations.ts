@@ -112,11 +112,27 @@ const createJobs = Effect.gen(function*() {
     )`
 })
 
+/**
+ * Reading history: the point-in-time view finds the last revision that ended by a position, and a
+ * cursor is refused when events after it were pruned (`pruned_through`, per account).
+ */
+const createEventReading = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE INDEX job_revisions_job_last_position ON job_revisions (job_id, last_position)`
+  yield* sql`CREATE INDEX job_events_occurred_at ON job_events (occurred_at)`
+  yield* sql`
+    CREATE TABLE job_event_retention (
+      account_id text PRIMARY KEY,
+      pruned_through bigint NOT NULL
+    )`
+})
+
 export const migrations = Migrator.fromRecord({
   "0001_waitlist_members": createWaitlistMembers,
   "0002_accounts_and_api_keys": createAccountsAndApiKeys,
   "0003_idempotency_keys": createIdempotencyKeys,
-  "0004_jobs": createJobs
+  "0004_jobs": createJobs,
+  "0005_event_reading": createEventReading
 })
 
 /** Applies the pending migrations; answers those it applied. */

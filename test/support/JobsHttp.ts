@@ -5,6 +5,8 @@ import { makeNodeServer } from "../../src/http/Server.ts"
 import type { Scope } from "../../src/schema/ApiKey.ts"
 import * as ApiKeys from "../../src/services/ApiKeys.ts"
 import * as Database from "../../src/services/Database.ts"
+import * as EventFeed from "../../src/services/EventFeed.ts"
+import * as EventSignal from "../../src/services/EventSignal.ts"
 import * as Idempotency from "../../src/services/Idempotency.ts"
 import * as Interpreter from "../../src/services/Interpreter.ts"
 import * as JobRunner from "../../src/services/JobRunner.ts"
@@ -16,13 +18,19 @@ import { send } from "./Http.ts"
 import type { RawResponse } from "./Http.ts"
 import * as TestDatabase from "./TestDatabase.ts"
 
-export type JobServices = Jobs.Jobs | Idempotency.Idempotency | ApiKeys.ApiKeys | JobWork.JobWork
+export type JobServices =
+  | Jobs.Jobs
+  | Idempotency.Idempotency
+  | ApiKeys.ApiKeys
+  | JobWork.JobWork
+  | EventFeed.EventFeed
+  | EventSignal.EventSignal
 
 /** The Job API's services in memory, with the runner on the in-memory engine over `interpreter`. */
 export const servicesTest = (interpreter: Layer.Layer<Interpreter.Interpreter> = Interpreter.layerTest()) =>
-  JobRunner.layer({ sweepInterval: "1 second" }).pipe(
+  Layer.merge(JobRunner.layer({ sweepInterval: "1 second" }), EventFeed.layer()).pipe(
     Layer.provideMerge(Layer.mergeAll(Jobs.layerTest, Idempotency.layerTest, ApiKeys.layerTest)),
-    Layer.provideMerge(JobWork.layer),
+    Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layer)),
     Layer.provide(interpreter),
     Layer.provideMerge(JobRunner.engineMemory)
   )
@@ -32,9 +40,9 @@ export const servicesLive = (
   interpreter: Layer.Layer<Interpreter.Interpreter> = Interpreter.layerTest(),
   config: Record<string, string> = {}
 ) =>
-  JobRunner.layer({ sweepInterval: "1 second" }).pipe(
+  Layer.merge(JobRunner.layer({ sweepInterval: "1 second" }), EventFeed.layer()).pipe(
     Layer.provideMerge(Layer.mergeAll(Jobs.layerLive, Idempotency.layerLive, ApiKeys.layerLive)),
-    Layer.provideMerge(JobWork.layer),
+    Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layerStore)),
     Layer.provide(interpreter),
     Layer.provideMerge(JobRunner.engine),
     Layer.provide(Migrations.layer),
