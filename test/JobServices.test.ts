@@ -1,5 +1,6 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { ConfigProvider, Effect, Exit, Layer, Option } from "effect"
+import pg from "pg"
 import {
   IdempotencyKeyInUse,
   InvalidRequest,
@@ -359,6 +360,40 @@ const behaviour = (
         }))
     })
   })
+
+/**
+ * On PostgreSQL, transactions commit in another order than they took their ids: an event is published
+ * only once no transaction that took its id before it is still running, so that a reader that has
+ * read it can never be overtaken by an older one.
+ */
+describe.skipIf(TestDatabase.kind !== "PostgreSQL")("Job events on PostgreSQL", () => {
+  layer(storesLive, { timeout: "60 seconds", excludeTestServices: true })("publication", (it) => {
+    it.effect("holds back a committed event while an older transaction is open", () =>
+      Effect.gen(function*() {
+        const jobs = yield* Jobs.Jobs
+        const owner = account()
+        // Another session takes a transaction id first, and commits last.
+        const older = yield* Effect.acquireRelease(
+          Effect.promise(async () => {
+            const client = new pg.Client({ connectionString: TestDatabase.adminUrl })
+            await client.connect()
+            await client.query("BEGIN")
+            await client.query("SELECT pg_current_xact_id()")
+            return client
+          }),
+          (client) => Effect.promise(() => client.end())
+        )
+        const job = yield* jobs.create(owner, { request: "The newer one", constraints: [] })
+        const held = yield* jobs.eventPage(owner, { after: 0, limit: 10 })
+        assert.deepStrictEqual(held.events, [], "the newer event waits for the older transaction")
+        assert.isTrue(held.pending)
+        yield* Effect.promise(() => older.query("COMMIT"))
+        const published = yield* jobs.eventPage(owner, { after: 0, limit: 10 })
+        assert.isFalse(published.pending)
+        assert.deepStrictEqual(published.events.map((event) => [event.jobId, event.type]), [[job.id, "job.created"]])
+      }).pipe(Effect.scoped))
+  })
+})
 
 describe("Job API stores", () => {
   behaviour("in memory", stores)

@@ -66,7 +66,9 @@ const addParameters =
     ...operation,
     parameters: [
       ...operation.parameters.filter((existing) =>
-        !parameters.some((parameter) => parameter.name === existing.name && parameter.in === existing.in)
+        !parameters.some((parameter) =>
+          parameter.in === existing.in && parameter.name.toLowerCase() === existing.name.toLowerCase()
+        )
       ),
       ...parameters
     ]
@@ -80,6 +82,9 @@ const withParameters = (...parameters: ReadonlyArray<OpenApi.OpenAPISpecParamete
 /** Query parameters as typed clients send them; the handlers decode them (see `withParameters`). */
 const queryText = Schema.optional(Schema.String)
 
+/** The `Idempotency-Key` header as typed clients send it; the handlers check it (see `withParameters`). */
+const idempotencyHeader = { "idempotency-key": Schema.optional(Schema.String) }
+
 const mutationErrors = [
   IdempotencyKeyRequired,
   InvalidJsonBody,
@@ -92,6 +97,7 @@ const mutationErrors = [
 const idParams = { id: Schema.String }
 
 export const createJob = HttpApiEndpoint.post("createJob", "/v1/jobs", {
+  headers: idempotencyHeader,
   payload: CreateJobRequest,
   success: Job.pipe(HttpApiSchema.status(201)),
   error: mutationErrors
@@ -138,6 +144,7 @@ export const getJob = HttpApiEndpoint.get("getJob", "/v1/jobs/:id", {
 
 export const changeConstraints = HttpApiEndpoint.post("changeConstraints", "/v1/jobs/:id/constraints", {
   params: idParams,
+  headers: idempotencyHeader,
   payload: ChangeConstraintsRequest,
   success: Job,
   error: [...mutationErrors, NotFound, InvalidState, RevisionMismatch]
@@ -148,6 +155,7 @@ export const changeConstraints = HttpApiEndpoint.post("changeConstraints", "/v1/
 
 export const answerQuestions = HttpApiEndpoint.post("answerQuestions", "/v1/jobs/:id/input", {
   params: idParams,
+  headers: idempotencyHeader,
   payload: AnswerQuestionsRequest,
   success: Job,
   error: [...mutationErrors, NotFound, InvalidState, RevisionMismatch]
@@ -159,6 +167,7 @@ export const answerQuestions = HttpApiEndpoint.post("answerQuestions", "/v1/jobs
 
 export const cancelJob = HttpApiEndpoint.post("cancelJob", "/v1/jobs/:id/cancel", {
   params: idParams,
+  headers: idempotencyHeader,
   payload: CancelJobRequest,
   success: Job,
   error: [...mutationErrors, NotFound, InvalidState]

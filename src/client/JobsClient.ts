@@ -1,0 +1,134 @@
+import { Data, Duration, Effect, Redacted, Schema, Stream } from "effect"
+import * as Sse from "effect/encoding/Sse"
+import { HttpClient, HttpClientRequest } from "effect/http"
+import { HttpApiClient } from "effect/http-api"
+import type { HttpClientError } from "effect/http/HttpClientError"
+import { listEvents, listJobEvents, PreviewApi } from "../http/JobsApi.ts"
+import { CursorExpired, Forbidden, InvalidRequest, NotFound, Unauthorized } from "../schema/ApiErrors.ts"
+import { JobEvent } from "../schema/JobEvent.ts"
+
+/**
+ * A typed client of the service's API, derived from the same HttpApi definition the server runs
+ * (`PreviewApi`): every operation with its documents and errors as the server declares them, and a
+ * reader of event streams that resumes by itself.
+ */
+
+export interface ClientOptions {
+  /** Where the service is, e.g. `http://localhost:8080`. */
+  readonly baseUrl: string
+  /** An API key (`rc_live_...`), sent as `Authorization: Bearer`. */
+  readonly apiKey: Redacted.Redacted | string
+}
+
+export interface FollowOptions {
+  /** Only this Job's events; otherwise every event of the account. */
+  readonly jobId?: string | undefined
+  /** Resume after this position (0: from the oldest kept). */
+  readonly after?: number | undefined
+  /** The wait before reconnecting when the server has not said (`retry:`). */
+  readonly reconnectAfter?: Duration.Input | undefined
+}
+
+/** What ends a followed stream: what reconnecting cannot mend. */
+export type FollowError = NotFound | CursorExpired | Unauthorized | Forbidden | InvalidRequest
+
+/** A connection that ended or failed in a way that a new one may mend (a 503, a dropped connection). */
+class Reconnect extends Data.TaggedError("Reconnect") {}
+
+const ErrorBody = Schema.Struct({ error: Schema.String, message: Schema.String })
+const decodeErrorBody = Schema.decodeUnknownEffect(Schema.fromJsonString(ErrorBody))
+const decodeEvent = Schema.decodeUnknownEffect(Schema.fromJsonString(JobEvent))
+
+const refusal = (status: number, message: string): FollowError | undefined => {
+  switch (status) {
+    case 401:
+      return new Unauthorized({ message })
+    case 403:
+      return new Forbidden({ message })
+    case 404:
+      return new NotFound({ message })
+    case 410:
+      return new CursorExpired({ message })
+    case 422:
+      return new InvalidRequest({ message })
+  }
+  return undefined
+}
+
+export const make = (options: ClientOptions) =>
+  Effect.gen(function*() {
+    const apiKey = typeof options.apiKey === "string" ? Redacted.make(options.apiKey) : options.apiKey
+    const authorized = HttpClient.mapRequest(
+      HttpClientRequest.bearerToken(Redacted.value(apiKey))
+    )
+    const api = yield* HttpApiClient.make(PreviewApi, {
+      baseUrl: options.baseUrl,
+      transformClient: authorized
+    })
+    const http = authorized(yield* HttpClient.HttpClient)
+
+    /**
+     * Every event after `after`, then each new one as the service publishes it, for as long as the
+     * stream is read. A connection that ends or drops (or a 503) is opened again after the server's
+     * `retry:` delay with `Last-Event-ID` set to the last position received, so no event is missed or
+     * repeated across reconnections. It fails only for what a new connection cannot mend.
+     */
+    const follow = (followOptions: FollowOptions = {}): Stream.Stream<JobEvent, FollowError> =>
+      Stream.suspend(() => {
+        let cursor = followOptions.after ?? 0
+        let reconnectAfter = Duration.fromInputUnsafe(followOptions.reconnectAfter ?? Duration.seconds(2))
+        const path = followOptions.jobId === undefined
+          ? listEvents.path
+          : listJobEvents.path.replace(":id", encodeURIComponent(followOptions.jobId))
+
+        const connection: Stream.Stream<JobEvent, FollowError | Reconnect> = Stream.unwrap(Effect.gen(function*() {
+          const response = yield* http.execute(
+            HttpClientRequest.get(`${options.baseUrl}${path}`).pipe(
+              HttpClientRequest.setHeaders({ accept: "text/event-stream", "last-event-id": String(cursor) })
+            )
+          )
+          if (response.status !== 200) {
+            const body = yield* Effect.flatMap(response.text, decodeErrorBody).pipe(
+              Effect.orElseSucceed(() => ({ error: "unknown", message: `HTTP ${response.status}` }))
+            )
+            const refused = refusal(response.status, body.message)
+            return yield* Effect.fail(refused ?? new Reconnect())
+          }
+          const parsed: Array<Sse.AnyEvent> = []
+          const parser = Sse.makeParser((event) => parsed.push(event))
+          return response.stream.pipe(
+            Stream.decodeText,
+            Stream.map((text) => {
+              parser.feed(text)
+              return parsed.splice(0)
+            }),
+            Stream.flattenIterable,
+            Stream.mapEffect((event) => {
+              if (event._tag === "Retry") {
+                reconnectAfter = event.duration
+                return Effect.succeed(undefined)
+              }
+              return decodeEvent(event.data).pipe(Effect.orDie)
+            }),
+            Stream.filter((event): event is JobEvent => event !== undefined),
+            Stream.map((event) => {
+              cursor = event.position
+              return event
+            })
+          )
+        })).pipe(
+          Stream.catchTag("HttpClientError", (_: HttpClientError) => Stream.fail(new Reconnect()))
+        )
+
+        // A connection that ends without an error is also reconnected: the server ends streams when it stops.
+        const resumed: Stream.Stream<JobEvent, FollowError> = Stream.concat(connection, Stream.fail(new Reconnect()))
+          .pipe(
+            Stream.catchTag("Reconnect", () => Stream.unwrap(Effect.as(Effect.sleep(reconnectAfter), resumed)))
+          )
+        return resumed
+      })
+
+    return { ...api, follow }
+  })
+
+export type JobsClient = Effect.Success<ReturnType<typeof make>>

@@ -1,0 +1,357 @@
+/**
+ * Live event streams across processes: two services (`node src/main.ts` with `JOBS_API=preview`) on
+ * one PostgreSQL database, Jobs written through A while streams are open on B. B's streams receive
+ * every event of A's writes once, in position order, and live (B's tail is woken by NOTIFY), and what
+ * they received is what a JSON page of the events says once interpretation has settled. Real processes,
+ * a real database: runs when `TEST_DATABASE_URL` names a PostgreSQL server (as `.ci/run` does); the
+ * embedded store serves one process only.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { execFileSync, spawn } from "node:child_process"
+import type { ChildProcess } from "node:child_process"
+import { once } from "node:events"
+import http from "node:http"
+import { dirname, join } from "node:path"
+import { performance } from "node:perf_hooks"
+import { fileURLToPath } from "node:url"
+import pg from "pg"
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..")
+const adminUrl = process.env.TEST_DATABASE_URL
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+interface Service {
+  readonly child: ChildProcess
+  readonly base: string
+}
+
+/** Ends a process and waits for it: `signal`, then SIGKILL if it has not exited within 10 s. */
+const kill = async (child: ChildProcess, signal: NodeJS.Signals) => {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  const exited = once(child, "exit")
+  child.kill(signal)
+  const timer = setTimeout(() => child.kill("SIGKILL"), 10_000)
+  await exited
+  clearTimeout(timer)
+}
+
+/** A service process, ready; `started` holds it as soon as it is spawned, so that it is always ended. */
+const start = async (env: Record<string, string>, started: Array<Service>): Promise<Service> => {
+  const port = 21000 + Math.floor(Math.random() * 20000)
+  const child = spawn(process.execPath, ["src/main.ts"], {
+    cwd: root,
+    env: { ...process.env, ...env, JOBS_API: "preview", PORT: String(port), HOST: "127.0.0.1", REQUEST_LOG: "false" },
+    stdio: ["ignore", "ignore", "inherit"]
+  })
+  const service = { child, base: `http://127.0.0.1:${port}` }
+  started.push(service)
+  for (let i = 0; i < 300; i++) {
+    const status = await fetch(`${service.base}/readyz`).then((r) => r.status, () => 0)
+    if (status === 200) return service
+    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`)
+    await sleep(100)
+  }
+  throw new Error("the service did not become ready")
+}
+
+/** A key for a new account, from the command line, as an operator makes one. */
+const createKey = (env: Record<string, string>, account: string) =>
+  execFileSync(process.execPath, [
+    "src/cli.ts",
+    "keys",
+    "create",
+    "--account",
+    account,
+    "--scopes",
+    "jobs:read,jobs:write"
+  ], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    encoding: "utf8"
+  }).trim()
+
+interface JobView {
+  readonly id: string
+  readonly jobRevision: number
+  readonly status: string
+}
+
+interface JobEvent {
+  readonly position: number
+  readonly jobId: string
+  readonly jobRevision: number
+  readonly type: string
+  readonly data: unknown
+  readonly occurredAt: string
+}
+
+const api = (base: string, key: string) => {
+  let counter = 0
+  const request = async <A>(method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${base}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${key}`,
+        ...(body === undefined ? {} : {
+          "content-type": "application/json",
+          "idempotency-key": `events-${process.pid}-${Date.now()}-${++counter}`
+        })
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) })
+    })
+    const text = await response.text()
+    const expected = method === "POST" && path === "/v1/jobs" ? 201 : 200
+    if (response.status !== expected) throw new Error(`${method} ${path}: ${response.status} ${text}`)
+    return JSON.parse(text) as A
+  }
+  return {
+    create: () =>
+      request<JobView>("POST", "/v1/jobs", {
+        request: "Book a table for 4 in Lisbon next Friday at 8pm",
+        constraints: []
+      }),
+    constrain: (job: JobView, text: string) =>
+      request<JobView>("POST", `/v1/jobs/${job.id}/constraints`, {
+        jobRevision: job.jobRevision,
+        constraints: [{ type: "note", text }]
+      }),
+    cancel: (job: JobView) => request<JobView>("POST", `/v1/jobs/${job.id}/cancel`, {}),
+    get: (id: string) => request<JobView>("GET", `/v1/jobs/${id}`),
+    events: (path = "/v1/events") =>
+      request<{ data: Array<JobEvent>; nextAfter: number }>("GET", `${path}?after=0&limit=1000`).then((page) =>
+        page.data
+      )
+  }
+}
+
+interface Received {
+  readonly event: JobEvent
+  /** `performance.now()` when the event was parsed off the wire. */
+  readonly at: number
+}
+
+/**
+ * An SSE stream, parsed by hand off Node's http response: blocks end at a blank line; `id:`, `event:`
+ * and `data:` lines are fields, lines starting with `:` comments (the heartbeat).
+ */
+const openStream = async (base: string, path: string, key: string) => {
+  const received: Array<Received> = []
+  const blocks: Array<string> = []
+  const state = { heartbeats: 0, ended: undefined as string | undefined }
+  const request = http.get(`${base}${path}`, {
+    headers: { accept: "text/event-stream", authorization: `Bearer ${key}` }
+  })
+  const [response] = (await once(request, "response")) as [http.IncomingMessage]
+  if (response.statusCode !== 200) {
+    request.destroy()
+    throw new Error(`${path}: ${response.statusCode}`)
+  }
+  assert.match(String(response.headers["content-type"]), /^text\/event-stream/)
+  response.setEncoding("utf8")
+  let buffer = ""
+  response.on("data", (chunk: string) => {
+    const at = performance.now()
+    buffer += chunk.replace(/\r\n?/g, "\n")
+    for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
+      const block = buffer.slice(0, end)
+      buffer = buffer.slice(end + 2)
+      blocks.push(block)
+      const fields = new Map<string, Array<string>>()
+      let comment = false
+      for (const line of block.split("\n")) {
+        if (line.startsWith(":")) {
+          comment = true
+          continue
+        }
+        const colon = line.indexOf(":")
+        const name = colon < 0 ? line : line.slice(0, colon)
+        const value = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "")
+        fields.set(name, [...(fields.get(name) ?? []), value])
+      }
+      if (fields.size === 0) {
+        if (comment) state.heartbeats++
+        continue
+      }
+      const data = fields.get("data")
+      if (data === undefined) continue // retry:
+      const event = JSON.parse(data.join("\n")) as JobEvent
+      assert.strictEqual(fields.get("id")?.join(), String(event.position), block)
+      assert.strictEqual(fields.get("event")?.join(), event.type, block)
+      received.push({ event, at })
+    }
+  })
+  response.on("end", () => state.ended ??= "ended by the server")
+  response.on("error", (error) => state.ended ??= `error: ${error.message}`)
+  request.on("error", (error) => state.ended ??= `error: ${error.message}`)
+  return { received, blocks, state, close: () => request.destroy() }
+}
+
+type Stream = Awaited<ReturnType<typeof openStream>>
+
+const waitFor = async (what: string, within: number, done: () => boolean | Promise<boolean>) => {
+  const deadline = Date.now() + within
+  while (!(await done())) {
+    if (Date.now() > deadline) throw new Error(`not within ${within} ms: ${what}`)
+    await sleep(20)
+  }
+}
+
+/** Until no Job is interpreting and the account's events have not grown for a second; answers them. */
+const settle = async (client: ReturnType<typeof api>, ids: ReadonlyArray<string>) => {
+  const deadline = Date.now() + 20_000
+  let last: Array<JobEvent> = []
+  let stableSince = Date.now()
+  for (;;) {
+    const [page, jobs] = await Promise.all([client.events(), Promise.all(ids.map(client.get))])
+    if (page.length !== last.length) stableSince = Date.now()
+    last = page
+    if (jobs.every((job) => job.status !== "interpreting") && Date.now() - stableSince >= 1000) return page
+    if (Date.now() > deadline) throw new Error(`the account's events did not settle: ${JSON.stringify(jobs)}`)
+    await sleep(200)
+  }
+}
+
+const positions = (events: ReadonlyArray<JobEvent>) => events.map((event) => event.position)
+
+/** Positions strictly increasing: each event once, in order. */
+const assertOnceInOrder = (name: string, stream: Stream) => {
+  const seen = positions(stream.received.map((r) => r.event))
+  for (let i = 1; i < seen.length; i++) {
+    assert.isAbove(seen[i]!, seen[i - 1]!, `${name}: position ${seen[i]} after ${seen[i - 1]} (${seen.join(", ")})`)
+  }
+}
+
+const percentile = (sorted: ReadonlyArray<number>, p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
+
+describe.skipIf(adminUrl === undefined)("event streams across two processes on PostgreSQL", () => {
+  it("delivers every event written through A live on B's streams, once and in order", { timeout: 60_000 }, async () => {
+    const database = `events_two_${process.pid}_${Date.now().toString(36)}`
+    const admin = new pg.Client({ connectionString: adminUrl })
+    await admin.connect()
+    await admin.query(`CREATE DATABASE ${database}`)
+    const url = new URL(adminUrl!)
+    url.pathname = `/${database}`
+    const env = { DATABASE_URL: url.toString() }
+    const services: Array<Service> = []
+    const streams: Array<Stream> = []
+    try {
+      // A first (it migrates the new database), then B, whose streams say they are alive every second.
+      const a = await start(env, services)
+      const b = await start({ ...env, EVENTS_HEARTBEAT: "1 second" }, services)
+      const key = createKey(env, "events")
+      const onA = api(a.base, key)
+      const onB = api(b.base, key)
+
+      // A Job through A before any stream is open, and its interpretation settled.
+      const first = await onA.create()
+      const before = await settle(onA, [first.id])
+      assert.isAtLeast(before.length, 2)
+
+      // B's streams: the account's and the first Job's, from the start.
+      const all = await openStream(b.base, "/v1/events", key)
+      streams.push(all)
+      const one = await openStream(b.base, `/v1/jobs/${first.id}/events`, key)
+      streams.push(one)
+      await waitFor("B's streams read what was there", 10_000, () =>
+        all.received.length >= before.length
+        && one.received.length >= before.filter((e) => e.jobId === first.id).length)
+      assert.deepStrictEqual(all.received.map((r) => r.event), before)
+      assert.strictEqual(all.blocks[0], "retry: 2000")
+      assert.strictEqual(one.blocks[0], "retry: 2000")
+      // What B read at connect time is behind it: everything from here on was written while it was open.
+      await sleep(500)
+      const openAt = performance.now()
+      const connectedUpTo = before.at(-1)!.position
+      assert.strictEqual(all.received.length, before.length, "nothing new was written meanwhile")
+
+      // Writes through A, one at a time: five Jobs, three changes of constraints, two cancellations.
+      interface Write {
+        readonly name: string
+        readonly sentAt: number
+        readonly answeredAt: number
+        /** The write's first event: which Job, revision and type. */
+        readonly first: { readonly jobId: string; readonly jobRevision: number; readonly type: string }
+      }
+      const writes: Array<Write> = []
+      const write = async (name: string, type: string, send: () => Promise<JobView>) => {
+        const sentAt = performance.now()
+        const job = await send()
+        writes.push({
+          name,
+          sentAt,
+          answeredAt: performance.now(),
+          first: { jobId: job.id, jobRevision: job.jobRevision, type }
+        })
+        return job
+      }
+      const created: Array<JobView> = []
+      for (let i = 0; i < 5; i++) created.push(await write(`create ${i + 1}`, "job.created", onA.create))
+      await write("constraints of the first Job", "job.revised", () => onA.constrain(first, "by the window"))
+      await write("constraints of Job 1", "job.revised", () => onA.constrain(created[0]!, "quiet table"))
+      await write("constraints of Job 3", "job.revised", () => onA.constrain(created[2]!, "no stairs"))
+      await write("cancel Job 4", "job.cancelled", () => onA.cancel(created[3]!))
+      await write("cancel the first Job", "job.cancelled", () => onA.cancel(first))
+
+      // Once interpretation has settled, the JSON page (the same on A and on B) is what B's streams received.
+      const ids = [first.id, ...created.map((job) => job.id)]
+      const page = await settle(onA, ids)
+      assert.deepStrictEqual(await onB.events(), page, "A and B answer the same page")
+      const last = page.at(-1)!.position
+      await waitFor(
+        "B's account stream reached the page's last event",
+        10_000,
+        () => all.received.some((r) => r.event.position >= last)
+      )
+      const jobPage = await onA.events(`/v1/jobs/${first.id}/events`)
+      await waitFor(
+        "B's Job stream reached the Job's last event",
+        10_000,
+        () => one.received.some((r) => r.event.position >= jobPage.at(-1)!.position)
+      )
+      await sleep(300) // anything more (a duplicate) would arrive now
+      for (const stream of streams) assert.isUndefined(stream.state.ended, "the stream stayed open")
+      assertOnceInOrder("/v1/events on B", all)
+      assertOnceInOrder(`/v1/jobs/${first.id}/events on B`, one)
+      assert.deepStrictEqual(all.received.map((r) => r.event), page)
+      assert.deepStrictEqual(jobPage, page.filter((event) => event.jobId === first.id))
+      assert.deepStrictEqual(one.received.map((r) => r.event), jobPage)
+
+      // Each write's first event reached B live: it did not exist when B's streams connected, and it
+      // arrived while they were open.
+      const delays = writes.map((w) => {
+        const match = (event: JobEvent) =>
+          event.jobId === w.first.jobId && event.jobRevision === w.first.jobRevision && event.type === w.first.type
+        const got = all.received.find((r) => match(r.event))
+        assert.isDefined(got, `${w.name}: its first event reached B`)
+        assert.isAbove(got!.event.position, connectedUpTo, `${w.name}: written after B connected`)
+        assert.isAbove(got!.at, openAt, `${w.name}: received while B's stream was open`)
+        assert.isAbove(got!.at, w.sentAt, `${w.name}: received after it was sent to A`)
+        if (w.first.jobId === first.id) {
+          assert.isDefined(one.received.find((r) => match(r.event)), `${w.name}: on B's Job stream too`)
+        }
+        return { name: w.name, position: got!.event.position, delay: got!.at - w.answeredAt }
+      })
+      const sorted = delays.map((d) => d.delay).sort((x, y) => x - y)
+      const p50 = percentile(sorted, 50)
+      const max = sorted.at(-1)!
+      console.log(
+        `B received ${all.received.length} events on /v1/events (${one.received.length} on the Job's stream, `
+          + `${all.state.heartbeats} heartbeats); delay from A's answer to B's receipt of the write's first event `
+          + `over ${delays.length} writes: p50 ${p50.toFixed(1)} ms, max ${max.toFixed(1)} ms\n`
+          + delays.map((d) => `  ${d.name} (position ${d.position}): ${d.delay.toFixed(1)} ms`).join("\n")
+      )
+      // A sanity bound only (the figure is milliseconds). B's tail also looks every 10 s without a
+      // wake-up, so a median under 2 s is the NOTIFY from A's transaction waking B.
+      for (const d of delays) assert.isBelow(d.delay, 10_000, `${d.name}: live`)
+      assert.isBelow(p50, 2_000, "woken by NOTIFY, not by the 10 s poll")
+      assert.isAbove(all.state.heartbeats, 0, "a heartbeat each second")
+    } finally {
+      for (const stream of streams) stream.close()
+      await Promise.all(services.map((service) => kill(service.child, "SIGTERM")))
+      await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
+      await admin.end()
+    }
+  })
+})
