@@ -124,7 +124,7 @@ export const listJobs = HttpApiEndpoint.get("listJobs", "/v1/jobs", {
 export const getJob = HttpApiEndpoint.get("getJob", "/v1/jobs/:id", {
   params: idParams,
   query: { revision: queryText, at: queryText },
-  success: [Job, JobAsOf],
+  success: [JobAsOf, Job],
   error: [InvalidRequest, NotFound, CursorExpired, ServiceUnavailableResponse]
 }).annotateMerge(OpenApi.annotations({
   summary: "Read a Job, now or as it was at a revision or a position",

@@ -1,0 +1,92 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Result } from "effect"
+import fc from "fast-check"
+import type { AccountId } from "../src/schema/ApiKey.ts"
+import type { Job, JobId } from "../src/schema/Job.ts"
+import type { JobEvent } from "../src/schema/JobEvent.ts"
+import type { Interpretation } from "../src/services/Interpreter.ts"
+import * as JobLifecycle from "../src/services/JobLifecycle.ts"
+import type { Change, JobRecord } from "../src/services/JobLifecycle.ts"
+
+/**
+ * The point-in-time view folds a Job's events: for every change the rules make, the fold of its
+ * events from the Job before it gives exactly the Job after it (`toView` of the change's record), on
+ * every path, including those a stored snapshot usually covers.
+ */
+
+const note = (text: string) => ({ type: "note" as const, text })
+const objective = { kind: "reservation" as const, summary: "A table" }
+const asking = (ids: ReadonlyArray<string>): Interpretation => ({
+  _tag: "NeedsInput",
+  objective,
+  constraints: [{ type: "quantity", count: 2 }],
+  questions: ids.map((id) => ({ id, text: `What ${id}?` }))
+})
+const understood: Interpretation = {
+  _tag: "Understood",
+  objective,
+  constraints: [{ type: "location", place: "Porto" }]
+}
+
+type Step =
+  | { readonly _tag: "constraints"; readonly notes: ReadonlyArray<string> }
+  | { readonly _tag: "answer"; readonly all: boolean }
+  | { readonly _tag: "interpret"; readonly questions: ReadonlyArray<string> }
+  | { readonly _tag: "cancel" }
+
+const step: fc.Arbitrary<Step> = fc.oneof(
+  fc.array(fc.constantFrom("a", "b", "c"), { maxLength: 2 }).map((notes) => ({ _tag: "constraints", notes }) as const),
+  fc.boolean().map((all) => ({ _tag: "answer", all }) as const),
+  fc.subarray(["q_date", "q_time"]).map((questions) => ({ _tag: "interpret", questions }) as const),
+  fc.constant({ _tag: "cancel" } as const)
+)
+
+const apply = (record: JobRecord, s: Step, now: string): Change | undefined => {
+  const result = s._tag === "constraints"
+    ? JobLifecycle.changeConstraints(record, { jobRevision: record.revision, constraints: s.notes.map(note) }, now)
+    : s._tag === "answer"
+    ? JobLifecycle.answer(record, {
+      jobRevision: record.revision,
+      answers: Object.fromEntries((s.all ? record.questions : record.questions.slice(0, 1)).map((q) => [q.id, "soon"]))
+    }, now)
+    : s._tag === "cancel"
+    ? JobLifecycle.cancel(record, now)
+    : Result.succeed(
+      JobLifecycle.interpreted(record, record.revision, s.questions.length ? asking(s.questions) : understood, now)
+    )
+  return Result.isSuccess(result) ? result.success : undefined
+}
+
+describe("JobLifecycle.fold", () => {
+  it("gives, for every change, the Job the change leaves", () =>
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 25 }), (steps) => {
+        let position = 0
+        const eventsOf = (change: Change, at: string): ReadonlyArray<JobEvent> =>
+          change.events.map((event) => ({
+            position: ++position,
+            jobId: change.record.id,
+            jobRevision: change.record.revision,
+            type: event.type,
+            data: JSON.parse(JSON.stringify(event.data)),
+            occurredAt: at
+          }))
+        const start = new Date(Date.UTC(2026, 10, 24)).getTime()
+        const created = JobLifecycle.create("job_1" as JobId, "acct" as AccountId, {
+          request: "A table",
+          constraints: [note("a")]
+        }, new Date(start).toISOString())
+        let record = created.record
+        let view: Job | undefined = JobLifecycle.fold(undefined, eventsOf(created, record.updatedAt))
+        assert.deepStrictEqual(view, JobLifecycle.toView(record))
+        steps.forEach((s, i) => {
+          const change = apply(record, s, new Date(start + 1000 * (i + 1)).toISOString())
+          if (change === undefined || change.events.length === 0) return
+          record = change.record
+          view = JobLifecycle.fold(view, eventsOf(change, record.updatedAt))
+          assert.deepStrictEqual(view, JobLifecycle.toView(record), `after ${JSON.stringify(s)}`)
+        })
+      }),
+      { numRuns: 500 }
+    ))
+})

@@ -1,0 +1,433 @@
+import { assert, describe, layer } from "@effect/vitest"
+import { Effect, Exit, Layer, Option, Stream } from "effect"
+import { FetchHttpClient } from "effect/http"
+import fc from "fast-check"
+import * as JobsClient from "../src/client/JobsClient.ts"
+import type { Job } from "../src/schema/Job.ts"
+import type { JobAsOf, JobEvent } from "../src/schema/JobEvent.ts"
+import * as Interpreter from "../src/services/Interpreter.ts"
+import type { Interpretation, InterpretInput } from "../src/services/Interpreter.ts"
+import { baseUrl } from "./support/Http.ts"
+import type { JobServices } from "./support/JobsHttp.ts"
+import { newIdempotencyKey, newKey, previewServerWith, servicesLive, servicesTest } from "./support/JobsHttp.ts"
+import * as TestDatabase from "./support/TestDatabase.ts"
+
+/**
+ * The Job API held by a model (fast-check commands): create, revise, answer, cancel, read the Job at a
+ * past position or revision, and open and resume event streams, in any order, over HTTP with the typed
+ * client. Invariants: every change makes exactly the revision and the events the model predicts
+ * (revisions grow by one per change); a reader resuming after any position gets every later event
+ * exactly once, in order; and the point-in-time view at every position equals the Job as it was then.
+ */
+
+// The interpreter, scripted by request: a Job asks its questions until every one is answered, then plans.
+const questionsOf = { "Plan it": [], "Ask once": ["q_date"], "Ask twice": ["q_date", "q_time"] } as const
+type Kind = keyof typeof questionsOf
+const kinds = Object.keys(questionsOf) as ReadonlyArray<Kind>
+
+const interpret = (questions: ReadonlyArray<string>) => (input: InterpretInput): Interpretation => {
+  const answered = new Set(input.answers.map((answer) => answer.questionId))
+  const open = questions.filter((id) => !answered.has(id))
+  const objective = { kind: "reservation" as const, summary: "A table" }
+  return open.length === 0
+    ? { _tag: "Understood", objective, constraints: [] }
+    : {
+      _tag: "NeedsInput",
+      objective,
+      constraints: [],
+      questions: open.map((id) => ({ id, text: `What ${id.slice(2)}?` }))
+    }
+}
+
+const scripted = Interpreter.layerTest(
+  Object.fromEntries(kinds.map((kind) => [kind, interpret(questionsOf[kind])]))
+)
+
+interface JobModel {
+  readonly id: string
+  readonly kind: Kind
+  revision: number
+  status: Job["status"]
+  open: ReadonlyArray<string>
+  notes: ReadonlyArray<string>
+}
+
+interface Model {
+  readonly jobs: Array<JobModel>
+  /** Every event, in position order, as the service published them. */
+  readonly log: Array<JobEvent>
+  /**
+   * The Job as each change left it, from the change's first event on: the events of a change commit
+   * together, and its first one says all it changed (the others, such as `work.invalidated`, change
+   * nothing the Job shows).
+   */
+  readonly states: Map<string, Array<{ readonly position: number; readonly job: Job }>>
+  /** Where each resumed stream stands: "" for the account's, a Job's id for its own. */
+  readonly cursors: Map<string, number>
+}
+
+interface Real {
+  readonly api: JobsClient.JobsClient
+}
+
+const run = <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromise(effect)
+
+const isTerminal = (status: Job["status"]) => status === "cancelled" || status === "completed" || status === "failed"
+
+/** The events the service appended since the log's end, read page by page. */
+const newEvents = (real: Real, model: Model) =>
+  run(Effect.gen(function*() {
+    const events: Array<JobEvent> = []
+    let after = model.log.at(-1)?.position ?? 0
+    while (true) {
+      const page = yield* real.api.Jobs.listEvents({ query: { after: String(after), limit: "100" } })
+      events.push(...page.data)
+      if (page.data.length < 100) return events
+      after = page.nextAfter
+    }
+  }))
+
+/**
+ * Takes the events a change appended, checks them against the model's prediction, and records the Job
+ * as it was after them. A change that leaves the Job interpreting is followed by its interpretation
+ * (in the background), which is taken the same way.
+ */
+const settle = async (real: Real, model: Model, job: JobModel, expected: ReadonlyArray<string>, after: Job) => {
+  const changed = await takeEvents(real, model, job, expected)
+  record(model, job, changed, after)
+  if (after.status !== "interpreting") return
+  const asking = job.open.length > 0
+  const interpreted = await takeEvents(real, model, job, [asking ? "job.input_requested" : "job.interpreted"])
+  const now = await run(real.api.Jobs.getJob({ params: { id: job.id }, query: {} })) as Job
+  job.status = asking ? "awaiting_input" : "planning"
+  assert.strictEqual(now.status, job.status)
+  assert.deepStrictEqual(now.questions.map((question) => question.id), job.open)
+  assert.strictEqual(now.jobRevision, job.revision)
+  record(model, job, interpreted, now)
+}
+
+/** The next events after the log's end, as many as `expected` names (the runner may already have appended more). */
+const takeEvents = async (real: Real, model: Model, job: JobModel, expected: ReadonlyArray<string>) => {
+  let events: Array<JobEvent> = []
+  for (let i = 0; i < 200 && events.length < expected.length; i++) {
+    if (i > 0) await new Promise((resolve) => setTimeout(resolve, 10))
+    events = await newEvents(real, model)
+  }
+  events = events.slice(0, expected.length)
+  assert.deepStrictEqual(events.map((event) => [event.jobId, event.type]), expected.map((type) => [job.id, type]))
+  assert.isTrue(events.every((event) => event.jobRevision === job.revision))
+  model.log.push(...events)
+  return events
+}
+
+const record = (model: Model, job: JobModel, events: ReadonlyArray<JobEvent>, state: Job) => {
+  const first = events[0]
+  if (first === undefined) return
+  const states = model.states.get(job.id) ?? []
+  states.push({ position: first.position, job: state })
+  model.states.set(job.id, states)
+}
+
+/** The model's Job at a position: as the last of its changes by then left it. */
+const stateAt = (model: Model, id: string, position: number) =>
+  (model.states.get(id) ?? []).filter((state) => state.position <= position).at(-1)
+
+/** The position of the Job's last event at or before `position`. */
+const lastEventAt = (model: Model, id: string, position: number) =>
+  model.log.filter((event) => event.jobId === id && event.position <= position).at(-1)?.position
+
+const pick = <A>(items: ReadonlyArray<A>, n: number) => items[n % items.length]!
+
+type Command = fc.AsyncCommand<Model, Real>
+
+class Create implements Command {
+  readonly kind: Kind
+  readonly notes: ReadonlyArray<string>
+  constructor(kind: Kind, notes: ReadonlyArray<string>) {
+    this.kind = kind
+    this.notes = notes
+  }
+  check = () => true
+  async run(model: Model, real: Real) {
+    const created = await run(real.api.Jobs.createJob({
+      headers: { "idempotency-key": newIdempotencyKey() },
+      payload: { request: this.kind, constraints: this.notes.map((text) => ({ type: "note" as const, text })) }
+    }))
+    assert.strictEqual(created.jobRevision, 1)
+    assert.strictEqual(created.status, "interpreting")
+    const job: JobModel = {
+      id: created.id,
+      kind: this.kind,
+      revision: 1,
+      status: "interpreting",
+      open: questionsOf[this.kind],
+      notes: this.notes
+    }
+    model.jobs.push(job)
+    await settle(real, model, job, ["job.created"], created)
+  }
+  toString = () => `create(${this.kind}, [${this.notes}])`
+}
+
+class Revise implements Command {
+  readonly index: number
+  readonly notes: ReadonlyArray<string>
+  readonly stale: boolean
+  constructor(index: number, notes: ReadonlyArray<string>, stale: boolean) {
+    this.index = index
+    this.notes = notes
+    this.stale = stale
+  }
+  check = (model: Readonly<Model>) => model.jobs.length > 0
+  async run(model: Model, real: Real) {
+    const job = pick(model.jobs, this.index)
+    const exit = await run(Effect.exit(real.api.Jobs.changeConstraints({
+      params: { id: job.id },
+      headers: { "idempotency-key": newIdempotencyKey() },
+      payload: {
+        jobRevision: this.stale ? job.revision + 1 : job.revision,
+        constraints: this.notes.map((text) => ({ type: "note" as const, text }))
+      }
+    })))
+    if (isTerminal(job.status)) return expectRefused(exit, "invalid_state", await newEvents(real, model))
+    if (this.stale) return expectRefused(exit, "revision_mismatch", await newEvents(real, model))
+    assert.isTrue(Exit.isSuccess(exit), String(exit))
+    const after = (exit as Exit.Success<Job>).value
+    if ([...this.notes].sort().join("\n") === [...job.notes].sort().join("\n")) {
+      assert.strictEqual(after.jobRevision, job.revision, "equal constraints change nothing")
+      assert.deepStrictEqual(await newEvents(real, model), [])
+      return
+    }
+    job.revision += 1
+    job.notes = this.notes
+    job.status = "interpreting"
+    job.open = questionsOf[job.kind].filter((id) => !answeredBefore(model, job, id))
+    assert.strictEqual(after.jobRevision, job.revision, "one revision more")
+    assert.strictEqual(after.status, "interpreting")
+    await settle(real, model, job, ["job.revised", "work.invalidated"], after)
+  }
+  toString = () => `revise(${this.index}, [${this.notes}]${this.stale ? ", stale" : ""})`
+}
+
+/** Whether `id` was answered in an earlier revision (answers are kept across revisions). */
+const answeredBefore = (model: Model, job: JobModel, id: string) =>
+  model.log.some((event) =>
+    event.jobId === job.id && event.type === "job.revised"
+    && ((event.data.answers ?? []) as ReadonlyArray<{ questionId: string }>).some((answer) => answer.questionId === id)
+  )
+
+class Answer implements Command {
+  readonly index: number
+  readonly all: boolean
+  constructor(index: number, all: boolean) {
+    this.index = index
+    this.all = all
+  }
+  check = (model: Readonly<Model>) => model.jobs.length > 0
+  async run(model: Model, real: Real) {
+    const job = pick(model.jobs, this.index)
+    const given = this.all ? job.open : job.open.slice(0, 1)
+    const exit = await run(Effect.exit(real.api.Jobs.answerQuestions({
+      params: { id: job.id },
+      headers: { "idempotency-key": newIdempotencyKey() },
+      payload: { jobRevision: job.revision, answers: Object.fromEntries(given.map((id) => [id, "Friday at 8pm"])) }
+    })))
+    if (job.status !== "awaiting_input") return expectRefused(exit, "invalid_state", await newEvents(real, model))
+    assert.isTrue(Exit.isSuccess(exit), String(exit))
+    const after = (exit as Exit.Success<Job>).value
+    job.revision += 1
+    job.open = job.open.filter((id) => !given.includes(id))
+    assert.strictEqual(after.jobRevision, job.revision, "one revision more")
+    if (job.open.length > 0) {
+      assert.strictEqual(after.status, "awaiting_input")
+      assert.deepStrictEqual(after.questions.map((question) => question.id), job.open)
+      return settle(real, model, job, ["job.revised"], after)
+    }
+    job.status = "interpreting"
+    assert.strictEqual(after.status, "interpreting")
+    await settle(real, model, job, ["job.revised", "work.invalidated"], after)
+  }
+  toString = () => `answer(${this.index}, ${this.all ? "all" : "one"})`
+}
+
+class Cancel implements Command {
+  readonly index: number
+  constructor(index: number) {
+    this.index = index
+  }
+  check = (model: Readonly<Model>) => model.jobs.length > 0
+  async run(model: Model, real: Real) {
+    const job = pick(model.jobs, this.index)
+    const exit = await run(Effect.exit(real.api.Jobs.cancelJob({
+      params: { id: job.id },
+      headers: { "idempotency-key": newIdempotencyKey() },
+      payload: {}
+    })))
+    if (isTerminal(job.status)) return expectRefused(exit, "invalid_state", await newEvents(real, model))
+    assert.isTrue(Exit.isSuccess(exit), String(exit))
+    const after = (exit as Exit.Success<Job>).value
+    job.status = "cancelled"
+    assert.strictEqual(after.jobRevision, job.revision, "cancelling is not a revision")
+    assert.strictEqual(after.status, "cancelled")
+    await settle(real, model, job, ["job.cancelled"], after)
+  }
+  toString = () => `cancel(${this.index})`
+}
+
+const codeOf = (exit: Exit.Exit<unknown, unknown>) =>
+  Exit.isFailure(exit)
+    ? (Option.getOrUndefined(Exit.findErrorOption(exit)) as { readonly error?: string } | undefined)?.error
+    : undefined
+
+const expectRefused = (exit: Exit.Exit<unknown, unknown>, code: string, appended: ReadonlyArray<JobEvent>) => {
+  assert.strictEqual(codeOf(exit), code)
+  assert.deepStrictEqual(appended, [], "a refused change appends nothing")
+}
+
+/** The Job at a position: the model's state then, with `asOf` naming the position of its last event. */
+const checkViewAt = async (model: Model, real: Real, id: string, position: number) => {
+  const exit = await run(Effect.exit(real.api.Jobs.getJob({ params: { id }, query: { at: String(position) } })))
+  const expected = stateAt(model, id, position)
+  if (expected === undefined) {
+    assert.strictEqual(codeOf(exit), "not_found", `nothing at ${position}`)
+    return
+  }
+  assert.isTrue(Exit.isSuccess(exit), String(exit))
+  const { asOf, ...job } = (exit as Exit.Success<JobAsOf>).value
+  assert.deepStrictEqual(job, expected.job, `the Job ${id} at ${position}`)
+  assert.deepStrictEqual(asOf, { jobRevision: expected.job.jobRevision, position: lastEventAt(model, id, position) })
+}
+
+class ReadAt implements Command {
+  readonly index: number
+  readonly event: number
+  readonly shift: number
+  constructor(index: number, event: number, shift: number) {
+    this.index = index
+    this.event = event
+    this.shift = shift
+  }
+  check = (model: Readonly<Model>) => model.jobs.length > 0
+  async run(model: Model, real: Real) {
+    const job = pick(model.jobs, this.index)
+    const position = model.log.length === 0 ? 0 : Math.max(0, pick(model.log, this.event).position + this.shift)
+    await checkViewAt(model, real, job.id, position)
+  }
+  toString = () => `readAt(${this.index}, event ${this.event} ${this.shift >= 0 ? "+" : ""}${this.shift})`
+}
+
+class ReadRevision implements Command {
+  readonly index: number
+  readonly revision: number
+  constructor(index: number, revision: number) {
+    this.index = index
+    this.revision = revision
+  }
+  check = (model: Readonly<Model>) => model.jobs.length > 0
+  async run(model: Model, real: Real) {
+    const job = pick(model.jobs, this.index)
+    const revision = 1 + (this.revision % (job.revision + 1))
+    const exit = await run(Effect.exit(real.api.Jobs.getJob({
+      params: { id: job.id },
+      query: { revision: String(revision) }
+    })))
+    const ended = (model.states.get(job.id) ?? []).filter((state) => state.job.jobRevision === revision).at(-1)
+    if (ended === undefined) {
+      assert.strictEqual(codeOf(exit), "not_found")
+      return
+    }
+    const { asOf, ...view } = (exit as Exit.Success<JobAsOf>).value
+    assert.deepStrictEqual(view, ended.job)
+    const last = model.log.filter((event) => event.jobId === job.id && event.jobRevision === revision).at(-1)
+    assert.deepStrictEqual(asOf, { jobRevision: revision, position: last?.position })
+  }
+  toString = () => `readRevision(${this.index}, ${this.revision})`
+}
+
+/** Opens a stream where the last one of its kind stopped, takes some events, and disconnects. */
+class Follow implements Command {
+  readonly index: number | undefined
+  readonly take: number
+  constructor(index: number | undefined, take: number) {
+    this.index = index
+    this.take = take
+  }
+  check = (model: Readonly<Model>) => this.index === undefined || model.jobs.length > 0
+  async run(model: Model, real: Real) {
+    const jobId = this.index === undefined ? undefined : pick(model.jobs, this.index).id
+    const cursor = model.cursors.get(jobId ?? "") ?? 0
+    const later = model.log.filter((event) => event.position > cursor && (jobId === undefined || event.jobId === jobId))
+    const expected = later.slice(0, this.take)
+    const received = await run(
+      real.api.follow({ jobId, after: cursor }).pipe(
+        Stream.take(expected.length === 0 ? 1 : expected.length),
+        // Nothing is left to read: the stream stays open and silent.
+        Stream.interruptWhen(Effect.sleep(expected.length === 0 ? "100 millis" : "10 seconds")),
+        Stream.runCollect
+      )
+    )
+    assert.deepStrictEqual(received, expected, "exactly the events after the cursor, once, in order")
+    model.cursors.set(jobId ?? "", received.at(-1)?.position ?? cursor)
+  }
+  toString = () => `follow(${this.index ?? "account"}, take ${this.take})`
+}
+
+const notes = fc.array(fc.constantFrom("quiet table", "window seat", "no stairs"), { maxLength: 2 })
+const commands = [
+  fc.tuple(fc.constantFrom(...kinds), notes).map(([kind, list]) => new Create(kind, list)),
+  fc.tuple(fc.nat(), notes, fc.boolean()).map(([index, list, stale]) => new Revise(index, list, stale)),
+  fc.tuple(fc.nat(), fc.boolean()).map(([index, all]) => new Answer(index, all)),
+  fc.nat().map((index) => new Cancel(index)),
+  fc.tuple(fc.nat(), fc.nat(), fc.integer({ min: -1, max: 1 })).map(([i, e, s]) => new ReadAt(i, e, s)),
+  fc.tuple(fc.nat(), fc.nat()).map(([index, revision]) => new ReadRevision(index, revision)),
+  fc.tuple(fc.option(fc.nat(), { nil: undefined }), fc.integer({ min: 1, max: 6 })).map(([i, n]) => new Follow(i, n))
+]
+
+const behaviour = <E>(name: string, services: Layer.Layer<JobServices, E>, numRuns: number) =>
+  layer(previewServerWith(services).pipe(Layer.provideMerge(FetchHttpClient.layer)), {
+    excludeTestServices: true,
+    timeout: "240 seconds"
+  })(name, (it) => {
+    it.effect("holds the model through any sequence of commands", () =>
+      Effect.gen(function*() {
+        const url = yield* baseUrl
+        const keys = yield* Effect.forEach(Array.from({ length: numRuns * 4 }), () => newKey())
+        const clients = yield* Effect.forEach(keys, (apiKey) => JobsClient.make({ baseUrl: url, apiKey }))
+        let runs = 0
+        let steps = 0
+        const started = Date.now()
+        yield* Effect.promise(() =>
+          fc.assert(
+            fc.asyncProperty(fc.commands(commands, { maxCommands: 30, size: "+1" }), async (sequence) => {
+              // A new account for every run (shrinking runs again): each starts from an empty history.
+              const real = { api: clients[runs++ % clients.length]! }
+              const model: Model = { jobs: [], log: [], states: new Map(), cursors: new Map() }
+              await fc.asyncModelRun(() => ({ model, real }), sequence)
+              steps += [...sequence].length
+              // The view at every position of the history equals the Job as it was then.
+              const positions = new Set([0, ...model.log.flatMap((event) => [event.position - 1, event.position])])
+              for (const job of model.jobs) {
+                for (const position of positions) await checkViewAt(model, real, job.id, position)
+              }
+              // And one stream from the start holds the whole history, once and in order.
+              if (model.log.length > 0) {
+                const whole = await run(real.api.follow({}).pipe(Stream.take(model.log.length), Stream.runCollect))
+                assert.deepStrictEqual(whole, model.log)
+              }
+            }),
+            { numRuns, endOnFailure: true }
+          )
+        )
+        console.log(
+          `model-based test (${name}): ${numRuns} runs, ${steps} commands, ${runs} sequences run, ${
+            Date.now() - started
+          } ms`
+        )
+        assert.isAtLeast(runs, numRuns)
+      }))
+  })
+
+describe("the Job API against its model", () => {
+  behaviour("in memory", servicesTest(scripted), 150)
+  behaviour(`on ${TestDatabase.kind}`, servicesLive(scripted), 30)
+})
