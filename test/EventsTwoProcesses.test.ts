@@ -7,69 +7,16 @@
  * embedded store serves one process only.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { execFileSync, spawn } from "node:child_process"
-import type { ChildProcess } from "node:child_process"
 import { once } from "node:events"
 import http from "node:http"
-import { dirname, join } from "node:path"
 import { performance } from "node:perf_hooks"
-import { fileURLToPath } from "node:url"
 import pg from "pg"
+import { createKey, kill, start } from "./support/ServiceProcess.ts"
+import type { ServiceProcess } from "./support/ServiceProcess.ts"
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const adminUrl = process.env.TEST_DATABASE_URL
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-interface Service {
-  readonly child: ChildProcess
-  readonly base: string
-}
-
-/** Ends a process and waits for it: `signal`, then SIGKILL if it has not exited within 10 s. */
-const kill = async (child: ChildProcess, signal: NodeJS.Signals) => {
-  if (child.exitCode !== null || child.signalCode !== null) return
-  const exited = once(child, "exit")
-  child.kill(signal)
-  const timer = setTimeout(() => child.kill("SIGKILL"), 10_000)
-  await exited
-  clearTimeout(timer)
-}
-
-/** A service process, ready; `started` holds it as soon as it is spawned, so that it is always ended. */
-const start = async (env: Record<string, string>, started: Array<Service>): Promise<Service> => {
-  const port = 21000 + Math.floor(Math.random() * 20000)
-  const child = spawn(process.execPath, ["src/main.ts"], {
-    cwd: root,
-    env: { ...process.env, ...env, JOBS_API: "preview", PORT: String(port), HOST: "127.0.0.1", REQUEST_LOG: "false" },
-    stdio: ["ignore", "ignore", "inherit"]
-  })
-  const service = { child, base: `http://127.0.0.1:${port}` }
-  started.push(service)
-  for (let i = 0; i < 300; i++) {
-    const status = await fetch(`${service.base}/readyz`).then((r) => r.status, () => 0)
-    if (status === 200) return service
-    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`)
-    await sleep(100)
-  }
-  throw new Error("the service did not become ready")
-}
-
-/** A key for a new account, from the command line, as an operator makes one. */
-const createKey = (env: Record<string, string>, account: string) =>
-  execFileSync(process.execPath, [
-    "src/cli.ts",
-    "keys",
-    "create",
-    "--account",
-    account,
-    "--scopes",
-    "jobs:read,jobs:write"
-  ], {
-    cwd: root,
-    env: { ...process.env, ...env },
-    encoding: "utf8"
-  }).trim()
 
 interface JobView {
   readonly id: string
@@ -234,12 +181,12 @@ describe.skipIf(adminUrl === undefined)("event streams across two processes on P
     const url = new URL(adminUrl!)
     url.pathname = `/${database}`
     const env = { DATABASE_URL: url.toString() }
-    const services: Array<Service> = []
+    const services: Array<ServiceProcess> = []
     const streams: Array<Stream> = []
     try {
       // A first (it migrates the new database), then B, whose streams say they are alive every second.
-      const a = await start(env, services)
-      const b = await start({ ...env, EVENTS_HEARTBEAT: "1 second" }, services)
+      const a = await start(env, { onSpawn: (service) => services.push(service) })
+      const b = await start({ ...env, EVENTS_HEARTBEAT: "1 second" }, { onSpawn: (service) => services.push(service) })
       const key = createKey(env, "events")
       const onA = api(a.base, key)
       const onB = api(b.base, key)

@@ -6,57 +6,12 @@
  * PostgreSQL server (as `.ci/run` does).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { execFileSync, spawn } from "node:child_process"
-import type { ChildProcess } from "node:child_process"
-import { once } from "node:events"
-import { dirname, join } from "node:path"
-import { fileURLToPath } from "node:url"
 import pg from "pg"
+import { createKey, kill, start } from "./support/ServiceProcess.ts"
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const adminUrl = process.env.TEST_DATABASE_URL
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-const start = async (env: Record<string, string>, until: "ready" | "listening" = "ready") => {
-  const port = 21000 + Math.floor(Math.random() * 20000)
-  const child = spawn(process.execPath, ["src/main.ts"], {
-    cwd: root,
-    env: { ...process.env, ...env, JOBS_API: "preview", PORT: String(port), HOST: "127.0.0.1", REQUEST_LOG: "false" },
-    stdio: ["ignore", "ignore", "inherit"]
-  })
-  const base = `http://127.0.0.1:${port}`
-  for (let i = 0; i < 300; i++) {
-    const status = await fetch(`${base}/readyz`).then((r) => r.status, () => 0)
-    if (status === 200 || (until === "listening" && status > 0)) return { child, base }
-    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`)
-    await sleep(100)
-  }
-  throw new Error("the service did not become ready")
-}
-
-/** A key for a new account, from the command line, as an operator makes one. */
-const createKey = (env: Record<string, string>, account: string) =>
-  execFileSync(process.execPath, [
-    "src/cli.ts",
-    "keys",
-    "create",
-    "--account",
-    account,
-    "--scopes",
-    "jobs:read,jobs:write"
-  ], {
-    cwd: root,
-    env: { ...process.env, ...env },
-    encoding: "utf8"
-  }).trim()
-
-const kill = async (child: ChildProcess, signal: NodeJS.Signals) => {
-  if (child.exitCode !== null || child.signalCode !== null) return
-  const exited = once(child, "exit")
-  child.kill(signal)
-  await exited
-}
 
 interface JobView {
   readonly id: string
@@ -189,7 +144,7 @@ describe.skipIf(adminUrl === undefined)("the Jobs preview as a real process on P
     const url = new URL(adminUrl!)
     url.pathname = `/${database}`
     const env = { DATABASE_URL: url.toString() }
-    const service = await start(env, "listening")
+    const service = await start(env, { until: "listening" })
     try {
       assert.strictEqual((await fetch(`${service.base}/readyz`)).status, 503)
       await admin.query(`CREATE DATABASE ${database}`)

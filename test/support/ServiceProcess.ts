@@ -1,0 +1,60 @@
+import { execFileSync, spawn } from "node:child_process"
+import type { ChildProcess } from "node:child_process"
+import { once } from "node:events"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+
+/** The project's root, where `src/main.ts` and `src/cli.ts` are run from. */
+export const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..")
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+export interface ServiceProcess {
+  readonly child: ChildProcess
+  readonly base: string
+}
+
+/**
+ * The service as an operator runs it (`node src/main.ts`, the Job API preview on, no request log) on a
+ * random loopback port, under `env`; answered once `/readyz` says ready (or, with `until: "listening"`,
+ * once it answers at all). `onSpawn` receives it as soon as it is spawned, so that a caller can always
+ * end it, even when it never becomes ready.
+ */
+export const start = async (
+  env: Record<string, string>,
+  options: { readonly until?: "ready" | "listening"; readonly onSpawn?: (service: ServiceProcess) => void } = {}
+): Promise<ServiceProcess> => {
+  const port = 21000 + Math.floor(Math.random() * 20000)
+  const child = spawn(process.execPath, ["src/main.ts"], {
+    cwd: root,
+    env: { ...process.env, ...env, JOBS_API: "preview", PORT: String(port), HOST: "127.0.0.1", REQUEST_LOG: "false" },
+    stdio: ["ignore", "ignore", "inherit"]
+  })
+  const service = { child, base: `http://127.0.0.1:${port}` }
+  options.onSpawn?.(service)
+  for (let i = 0; i < 300; i++) {
+    const status = await fetch(`${service.base}/readyz`).then((r) => r.status, () => 0)
+    if (status === 200 || (options.until === "listening" && status > 0)) return service
+    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`)
+    await sleep(100)
+  }
+  throw new Error("the service did not become ready")
+}
+
+/** Ends a process and waits for it: `signal`, then SIGKILL if it has not exited within 10 s. */
+export const kill = async (child: ChildProcess, signal: NodeJS.Signals) => {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  const exited = once(child, "exit")
+  child.kill(signal)
+  const timer = setTimeout(() => child.kill("SIGKILL"), 10_000)
+  await exited
+  clearTimeout(timer)
+}
+
+/** A key for a new account, from the command line, as an operator makes one. */
+export const createKey = (env: Record<string, string>, account: string, scopes = "jobs:read,jobs:write") =>
+  execFileSync(process.execPath, ["src/cli.ts", "keys", "create", "--account", account, "--scopes", scopes], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    encoding: "utf8"
+  }).trim()
