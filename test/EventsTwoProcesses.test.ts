@@ -11,7 +11,7 @@ import { once } from "node:events"
 import http from "node:http"
 import { performance } from "node:perf_hooks"
 import pg from "pg"
-import { createKey, kill, start } from "./support/ServiceProcess.ts"
+import { caller, createKey, kill, start } from "./support/ServiceProcess.ts"
 import type { ServiceProcess } from "./support/ServiceProcess.ts"
 
 const adminUrl = process.env.TEST_DATABASE_URL
@@ -34,24 +34,7 @@ interface JobEvent {
 }
 
 const api = (base: string, key: string) => {
-  let counter = 0
-  const request = async <A>(method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${base}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${key}`,
-        ...(body === undefined ? {} : {
-          "content-type": "application/json",
-          "idempotency-key": `events-${process.pid}-${Date.now()}-${++counter}`
-        })
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) })
-    })
-    const text = await response.text()
-    const expected = method === "POST" && path === "/v1/jobs" ? 201 : 200
-    if (response.status !== expected) throw new Error(`${method} ${path}: ${response.status} ${text}`)
-    return JSON.parse(text) as A
-  }
+  const request = caller(base, key)
   return {
     create: () =>
       request<JobView>("POST", "/v1/jobs", {

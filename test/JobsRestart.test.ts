@@ -7,7 +7,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import pg from "pg"
-import { createKey, kill, start } from "./support/ServiceProcess.ts"
+import { caller, createKey, kill, start } from "./support/ServiceProcess.ts"
 
 const adminUrl = process.env.TEST_DATABASE_URL
 
@@ -21,23 +21,8 @@ interface JobView {
 }
 
 const api = (base: string, key: string) => {
-  let counter = 0
-  const request = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${base}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${key}`,
-        ...(body === undefined ? {} : {
-          "content-type": "application/json",
-          "idempotency-key": `restart-${process.pid}-${Date.now()}-${++counter}`
-        })
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) })
-    })
-    const text = await response.text()
-    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`)
-    return JSON.parse(text) as JobView
-  }
+  const call = caller(base, key)
+  const request = (method: string, path: string, body?: unknown) => call<JobView>(method, path, body)
   return {
     create: (text: string) => request("POST", "/v1/jobs", { request: text, constraints: [] }),
     get: (id: string) => request("GET", `/v1/jobs/${id}`),

@@ -58,3 +58,27 @@ export const createKey = (env: Record<string, string>, account: string, scopes =
     env: { ...process.env, ...env },
     encoding: "utf8"
   }).trim()
+
+/**
+ * A minimal JSON caller of a service process for `key`: every POST carries a new Idempotency-Key, and
+ * an answer other than 2xx is thrown, with its body.
+ */
+export const caller = (base: string, key: string) => {
+  let counter = 0
+  return async <A>(method: string, path: string, body?: unknown): Promise<A> => {
+    const response = await fetch(`${base}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${key}`,
+        ...(body === undefined ? {} : {
+          "content-type": "application/json",
+          "idempotency-key": `process-${process.pid}-${Date.now()}-${++counter}`
+        })
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) })
+    })
+    const text = await response.text()
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`)
+    return JSON.parse(text) as A
+  }
+}
