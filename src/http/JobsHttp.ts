@@ -1,4 +1,4 @@
-import { ByteSize, Cause, Config, Deferred, Duration, Effect, Result, Schema, Stream } from "effect"
+import { ByteSize, Cause, Config, Deferred, Duration, Effect, Result, Stream } from "effect"
 import { HttpIncomingMessage, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import type { HttpServerRequest } from "effect/http/HttpServerRequest"
@@ -30,7 +30,7 @@ import {
 import type { JobEvent, ViewPoint } from "../schema/JobEvent.ts"
 import { EventFeed } from "../services/EventFeed.ts"
 import type { StoredAnswer } from "../services/Idempotency.ts"
-import { Idempotency } from "../services/Idempotency.ts"
+import { Idempotency, PositiveDuration } from "../services/Idempotency.ts"
 import { Jobs, maxListLimit } from "../services/Jobs.ts"
 import { storeRetryAfter } from "../services/StoreGuard.ts"
 import { CurrentPrincipal } from "./Authentication.ts"
@@ -49,7 +49,7 @@ const maxEventLimit = 1000
 const reconnectMillis = 2000
 
 /** `EVENTS_HEARTBEAT` (15 seconds): how often an idle event stream says it is alive. */
-export const HeartbeatInterval = Config.schema(Schema.DurationFromString, "EVENTS_HEARTBEAT").pipe(
+export const HeartbeatInterval = Config.schema(PositiveDuration, "EVENTS_HEARTBEAT").pipe(
   Config.withDefault(Duration.seconds(15))
 )
 

@@ -59,7 +59,8 @@ export class Idempotency extends Context.Service<Idempotency, {
   readonly prune: Effect.Effect<number, Unavailable>
 }>()("Idempotency") {}
 
-const PositiveDuration = Schema.DurationFromString.check(
+/** A configured duration above zero (`500 millis`, `30 seconds`). */
+export const PositiveDuration = Schema.DurationFromString.check(
   Schema.makeFilter((duration) => Duration.isGreaterThan(duration, Duration.zero) || "expected a duration above zero")
 )
 

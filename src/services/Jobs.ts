@@ -1,4 +1,4 @@
-import { Clock, Config, Context, DateTime, Duration, Effect, Layer, Option, Ref, Result, Schema } from "effect"
+import { Clock, Config, Context, DateTime, Duration, Effect, Layer, Option, Ref, Result } from "effect"
 import { SqlClient } from "effect/sql"
 import { CursorExpired, InvalidRequest, NotFound } from "../schema/ApiErrors.ts"
 import type { InvalidState, RevisionMismatch } from "../schema/ApiErrors.ts"
@@ -16,6 +16,7 @@ import type {
 import type { EventType, JobAsOf, JobEvent, ViewPoint } from "../schema/JobEvent.ts"
 import { EventSignal } from "./EventSignal.ts"
 import * as EventSignalModule from "./EventSignal.ts"
+import { PositiveDuration } from "./Idempotency.ts"
 import type { Interpretation, InterpretInput } from "./Interpreter.ts"
 import * as JobLifecycle from "./JobLifecycle.ts"
 import type { Change, JobRecord } from "./JobLifecycle.ts"
@@ -127,10 +128,6 @@ const decodeCursor = (cursor: string): Result.Result<number, InvalidRequest> => 
     return Result.fail(badCursor)
   }
 }
-
-const PositiveDuration = Schema.DurationFromString.check(
-  Schema.makeFilter((duration) => Duration.isGreaterThan(duration, Duration.zero) || "expected a duration above zero")
-)
 
 /** `EVENTS_RETENTION` (30 days): how long events are kept, and so how old a cursor may be. */
 export const EventsConfig = Config.all({
