@@ -193,6 +193,7 @@ const behaviour = <E>(name: string, services: Layer.Layer<JobServices, E>) =>
         const pruned = yield* Effect.flatMap(Jobs, (jobs) => jobs.pruneEvents)
         assert.isAtLeast(pruned, oldEvents.length)
 
+        const kept = yield* allEvents(api)
         const cursor = String(oldEvents[0]!.position)
         expectError(yield* call(url, { path: `/v1/events?after=${cursor}`, key }), 410, "cursor_expired")
         expectError(
@@ -204,11 +205,16 @@ const behaviour = <E>(name: string, services: Layer.Layer<JobServices, E>) =>
         assert.strictEqual(stream.status, 410)
         const followed = yield* api.follow({ after: oldEvents[0]!.position }).pipe(Stream.runCollect, Effect.flip)
         assert.instanceOf(followed, CursorExpired)
-        // The old Job's history at a pruned position is past retention too; its revision is still there.
+        // The old Job's history at a pruned position is past retention too; its revision is still there,
+        // and so is the Job as it was at any later position (its last revision's snapshot says it all).
         expectError(yield* call(url, { path: `/v1/jobs/${old.id}?at=${cursor}`, key }), 410, "cursor_expired")
         assert.strictEqual((yield* call(url, { path: `/v1/jobs/${old.id}?revision=1`, key })).status, 200)
+        const latest = kept.at(-1)!.position
+        const then = JSON.parse((yield* call(url, { path: `/v1/jobs/${old.id}?at=${latest}`, key })).body)
+        assert.deepStrictEqual(then.asOf, { jobRevision: 1, position: oldEvents.at(-1)!.position })
+        // A Job the account does not have is 404, pruned or not.
+        expectError(yield* call(url, { path: `/v1/jobs/job_nope?at=${latest}`, key }), 404, "not_found")
         // From the start (0), or from the last pruned position on, what is kept reads as before.
-        const kept = yield* allEvents(api)
         assert.isTrue(kept.length > 0 && kept.every((event) => event.jobId === fresh.id))
         const last = String(oldEvents.at(-1)!.position)
         assert.strictEqual((yield* call(url, { path: `/v1/events?after=${last}`, key })).status, 200)

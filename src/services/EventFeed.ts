@@ -1,5 +1,6 @@
-import { Context, Duration, Effect, Latch, Layer, PubSub, Queue, RcMap, Stream } from "effect"
-import type { CursorExpired, NotFound } from "../schema/ApiErrors.ts"
+import { Cause, Context, Duration, Effect, Latch, Layer, PubSub, Queue, RcMap, Stream } from "effect"
+import { CursorExpired } from "../schema/ApiErrors.ts"
+import type { NotFound } from "../schema/ApiErrors.ts"
 import type { AccountId } from "../schema/ApiKey.ts"
 import type { Unavailable } from "../schema/Errors.ts"
 import type { JobEvent } from "../schema/JobEvent.ts"
@@ -80,33 +81,47 @@ export const make = (options: FeedOptions = {}) =>
           PubSub.sliding<Batch>(options.tailCapacity ?? 64),
           PubSub.shutdown
         )
-        const wake = yield* Latch.make(false)
+        // Open at first: what was committed while the tail opened, and announced before, is read at once.
+        const wake = yield* Latch.make(true)
         yield* Effect.acquireRelease(
           Effect.sync(() => wakers.set(accountId, wake)),
-          () => Effect.sync(() => wakers.delete(accountId))
+          () =>
+            Effect.sync(() => {
+              if (wakers.get(accountId) === wake) wakers.delete(accountId)
+            })
         )
+        const publish = (batch: Batch) =>
+          Effect.suspend(() => {
+            head.position = batch.to
+            return PubSub.publish(batches, batch)
+          })
         const readNew: Effect.Effect<void, NotFound | CursorExpired | Unavailable> = Effect.gen(function*() {
           while (true) {
             const read = yield* jobs.eventPage(accountId, { after: head.position, limit: pageSize })
             const last = read.events.at(-1)
-            if (last !== undefined) {
-              const batch = { from: head.position, to: last.position, events: read.events }
-              head.position = last.position
-              yield* PubSub.publish(batches, batch)
-            }
+            if (last !== undefined) yield* publish({ from: head.position, to: last.position, events: read.events })
             if (read.events.length === pageSize) continue
             if (!read.pending) return
             yield* Effect.sleep(pendingInterval)
           }
         })
+        // The tail's own cursor fell past retention (a long outage, or a short EVENTS_RETENTION): it
+        // starts again at the newest event, and the empty batch that says so sends every reader behind
+        // it to the table, which answers them `CursorExpired`.
+        const restart = Effect.flatMap(
+          jobs.latestPosition(accountId),
+          (latest) => publish({ from: latest, to: latest, events: [] })
+        )
         yield* wake.await.pipe(
           Effect.timeoutOption(pollInterval),
           Effect.andThen(wake.close),
           Effect.andThen(readNew),
-          Effect.catch((error) =>
-            Effect.logWarning("event tail cannot read its store; trying again", error.message).pipe(
-              Effect.andThen(Effect.sleep(Duration.seconds(1)))
-            )
+          Effect.catchIf((error) => error instanceof CursorExpired, () => restart),
+          Effect.catchCause((cause) =>
+            Cause.hasInterruptsOnly(cause) ? Effect.interrupt : Effect.logWarning(
+              "event tail cannot read its store; trying again",
+              cause
+            ).pipe(Effect.andThen(Effect.sleep(Duration.seconds(1))))
           ),
           Effect.forever,
           Effect.forkScoped
@@ -154,7 +169,10 @@ export const make = (options: FeedOptions = {}) =>
                   })
 
                 yield* emit(first.events)
-                const tail = yield* RcMap.get(tails, accountId)
+                // A tail that could not open is not kept: the next reader opens it again.
+                const tail = yield* RcMap.get(tails, accountId).pipe(
+                  Effect.tapError(() => RcMap.invalidate(tails, accountId))
+                )
                 const batches = yield* PubSub.subscribe(tail.batches)
                 // Everything up to the tail's head was published before the table is read again below.
                 const head = tail.head.position

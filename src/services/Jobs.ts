@@ -14,8 +14,7 @@ import type {
   JobStatus
 } from "../schema/Job.ts"
 import type { EventType, JobAsOf, JobEvent, ViewPoint } from "../schema/JobEvent.ts"
-import { EventSignal } from "./EventSignal.ts"
-import * as EventSignalModule from "./EventSignal.ts"
+import { channel, EventSignal } from "./EventSignal.ts"
 import { PositiveDuration } from "./Idempotency.ts"
 import type { Interpretation, InterpretInput } from "./Interpreter.ts"
 import * as JobLifecycle from "./JobLifecycle.ts"
@@ -165,6 +164,9 @@ const changeOf = (record: JobRecord): JobChange => ({
 /** Events a transaction may append: positions are its transaction id times this, plus 0, 1, ... */
 const eventsPerTransaction = 64
 
+/** Events deleted by one statement of the prune. */
+const pruneBatchSize = 1000
+
 interface EventRow {
   readonly position: string
   readonly job_id: string
@@ -208,7 +210,7 @@ export const layerLive = Layer.effect(Jobs)(Effect.gen(function*() {
   // Announced on commit: by NOTIFY to every process on PostgreSQL, directly to this one on the embedded store.
   const announce = (accountId: AccountId) =>
     signal.viaNotify
-      ? Effect.asVoid(sql`SELECT pg_notify(${EventSignalModule.channel}, ${accountId})`)
+      ? Effect.asVoid(sql`SELECT pg_notify(${channel}, ${accountId})`)
       : sql.afterCommit(signal.wake(accountId))
 
   const appendEvents = (record: JobRecord, change: Change) =>
@@ -315,29 +317,45 @@ export const layerLive = Layer.effect(Jobs)(Effect.gen(function*() {
         if (row === undefined) return yield* Effect.fail(noView(id, point))
         return withAsOf(JSON.parse(row.snapshot) as Job, Number(row.last))
       }
-      // The snapshot at the end of the last revision that ended by the position, and the Job's events since.
-      const [base] = yield* sql<{ readonly snapshot: string; readonly last: string }>`
-        SELECT r.snapshot, r.last_position::text AS last FROM job_revisions r JOIN jobs j ON j.id = r.job_id
-        WHERE r.job_id = ${id} AND j.account_id = ${accountId}
-          AND r.last_position <= ${point.position} AND r.last_position < ${horizon}
-        ORDER BY r.last_position DESC LIMIT 1`
+      yield* find(accountId, id)
+      // The snapshot at the end of the last revision that ended by the position (and is published), ...
+      const [base] = yield* sql<{ readonly snapshot: string; readonly revision: number; readonly last: string }>`
+        SELECT snapshot, revision, last_position::text AS last FROM job_revisions
+        WHERE job_id = ${id} AND last_position <= ${point.position} AND last_position < ${horizon}
+        ORDER BY last_position DESC LIMIT 1`
       const from = base === undefined ? 0 : Number(base.last)
-      const since = from === point.position ? [] : yield* sql<EventRow>`
-        SELECT ${eventColumns} FROM job_events e
-        WHERE e.job_id = ${id} AND e.account_id = ${accountId}
-          AND e.position > ${from} AND e.position <= ${point.position} AND e.position < ${horizon}
-        ORDER BY e.position`
-      if (from < point.position && (yield* prunedThrough(accountId)) > from) {
+      const snapshot = base === undefined ? undefined : JSON.parse(base.snapshot) as Job
+      // ... and, when the next revision had begun by then, the fold of its events up to the position.
+      const [next] = yield* sql<{ readonly first: string }>`
+        SELECT first_position::text AS first FROM job_revisions
+        WHERE job_id = ${id} AND revision = ${(base?.revision ?? 0) + 1}
+          AND first_position <= ${point.position} AND first_position < ${horizon}`
+      if (next === undefined) {
+        return snapshot === undefined ? yield* Effect.fail(noView(id, point)) : withAsOf(snapshot, from)
+      }
+      if ((yield* prunedThrough(accountId)) >= Number(next.first)) {
         return yield* Effect.fail(cursorExpired(point.position))
       }
-      const events = since.map(toEvent)
-      const job = JobLifecycle.fold(base === undefined ? undefined : JSON.parse(base.snapshot) as Job, events)
+      const since = (yield* sql<EventRow>`
+        SELECT ${eventColumns} FROM job_events e
+        WHERE e.job_id = ${id} AND e.position > ${from} AND e.position <= ${point.position}
+          AND e.position < ${horizon}
+        ORDER BY e.position`).map(toEvent)
+      const job = JobLifecycle.fold(snapshot, since)
       if (job === undefined) return yield* Effect.fail(noView(id, point))
-      return withAsOf(job, events.length === 0 ? from : events[events.length - 1]!.position)
+      return withAsOf(job, since.at(-1)?.position ?? from)
     })
 
   const eventPage = (accountId: AccountId, options: EventPageOptions) =>
     Effect.gen(function*() {
+      // Published events are a prefix in position order: what follows them is committed but not published yet.
+      const rows = yield* sql<EventRow & { readonly published: boolean }>`
+        SELECT ${eventColumns}, e.position < ${horizon} AS published FROM job_events e
+        WHERE e.account_id = ${accountId}
+          ${options.jobId === undefined ? sql`` : sql`AND e.job_id = ${options.jobId}`}
+          AND e.position > ${options.after}
+        ORDER BY e.position LIMIT ${options.limit}`
+      // Checked after the read: a prune that commits in between makes the cursor expired, never a silent gap.
       const [check] = yield* sql<{ readonly pruned: string | null; readonly found: boolean }>`
         SELECT (SELECT pruned_through::text FROM job_event_retention WHERE account_id = ${accountId}) AS pruned,
           ${
@@ -349,16 +367,27 @@ export const layerLive = Layer.effect(Jobs)(Effect.gen(function*() {
       if (options.after > 0 && options.after < Number(check!.pruned ?? 0)) {
         return yield* Effect.fail(cursorExpired(options.after))
       }
-      // Published events are a prefix in position order: what follows them is committed but not published yet.
-      const rows = yield* sql<EventRow & { readonly published: boolean }>`
-        SELECT ${eventColumns}, e.position < ${horizon} AS published FROM job_events e
-        WHERE e.account_id = ${accountId}
-          ${options.jobId === undefined ? sql`` : sql`AND e.job_id = ${options.jobId}`}
-          AND e.position > ${options.after}
-        ORDER BY e.position LIMIT ${options.limit}`
       const published = rows.filter((row) => row.published)
       return { events: published.map(toEvent), pending: published.length < rows.length }
     })
+
+  /** Deletes one batch of events past retention, in a statement of its own; answers how many. */
+  const pruneBatch = sql<{ readonly pruned: number }>`
+    WITH gone AS (
+      DELETE FROM job_events WHERE position IN (
+        SELECT position FROM job_events
+        WHERE occurred_at < now() - ${retentionMillis}::double precision * interval '1 millisecond'
+          AND position < ${horizon}
+        ORDER BY occurred_at LIMIT ${pruneBatchSize}
+      )
+      RETURNING account_id, position
+    ), through AS (
+      INSERT INTO job_event_retention (account_id, pruned_through)
+      SELECT account_id, max(position) FROM gone GROUP BY account_id
+      ON CONFLICT (account_id) DO UPDATE
+        SET pruned_through = GREATEST(job_event_retention.pruned_through, EXCLUDED.pruned_through)
+    )
+    SELECT count(*)::int AS pruned FROM gone`.pipe(Effect.map(([row]) => row?.pruned ?? 0))
 
   return {
     create,
@@ -400,19 +429,15 @@ export const layerLive = Layer.effect(Jobs)(Effect.gen(function*() {
         WHERE account_id = ${accountId} AND position < ${horizon}`).pipe(
         Effect.map(([row]) => Number(row?.position ?? 0))
       ),
-    pruneEvents: guard(sql<{ readonly pruned: number }>`
-      WITH gone AS (
-        DELETE FROM job_events
-        WHERE occurred_at < now() - ${retentionMillis}::double precision * interval '1 millisecond'
-          AND position < ${horizon}
-        RETURNING account_id, position
-      ), through AS (
-        INSERT INTO job_event_retention (account_id, pruned_through)
-        SELECT account_id, max(position) FROM gone GROUP BY account_id
-        ON CONFLICT (account_id) DO UPDATE
-          SET pruned_through = GREATEST(job_event_retention.pruned_through, EXCLUDED.pruned_through)
-      )
-      SELECT count(*)::int AS pruned FROM gone`).pipe(Effect.map(([row]) => row?.pruned ?? 0)),
+    // In small batches, each a short transaction: a long one would hold publication back for every account.
+    pruneEvents: Effect.gen(function*() {
+      let total = 0
+      while (true) {
+        const pruned = yield* guard(pruneBatch)
+        total += pruned
+        if (pruned < pruneBatchSize) return total
+      }
+    }),
     awaitingInterpretation: guard(sql<{ readonly account_id: string; readonly id: string; readonly revision: number }>`
       SELECT account_id, id, revision FROM jobs WHERE status = 'interpreting' ORDER BY seq LIMIT 100`).pipe(
       Effect.map((rows) =>
@@ -447,6 +472,7 @@ export const layerLive = Layer.effect(Jobs)(Effect.gen(function*() {
 interface StoredRevision {
   readonly revision: number
   readonly snapshot: Job
+  readonly first: number
   readonly last: number
 }
 
@@ -502,9 +528,11 @@ export const layerTest = Layer.effect(Jobs)(Effect.gen(function*() {
       occurredAt: record.updatedAt
     }))
     const revisions = current.revisions.get(record.id) ?? []
+    const previous = revisions.at(-1)
     const revision: StoredRevision = {
       revision: record.revision,
       snapshot: JobLifecycle.toView(record),
+      first: previous?.revision === record.revision ? previous.first : events[0]!.position,
       last: events[events.length - 1]!.position
     }
     return {
@@ -575,17 +603,20 @@ export const layerTest = Layer.effect(Jobs)(Effect.gen(function*() {
         ? Result.fail(noView(id, point))
         : Result.succeed(withAsOf(stored.snapshot, stored.last))
     }
-    const base = revisions[firstAbove(revisions, point.position, (revision) => revision.last) - 1]
+    const index = firstAbove(revisions, point.position, (revision) => revision.last)
+    const base = revisions[index - 1]
     const from = base?.last ?? 0
-    if (from < point.position && (current.prunedThrough.get(accountId) ?? 0) > from) {
-      return Result.fail(cursorExpired(point.position))
+    const next = revisions[index]
+    if (next === undefined || next.first > point.position) {
+      return base === undefined ? Result.fail(noView(id, point)) : Result.succeed(withAsOf(base.snapshot, from))
     }
+    if ((current.prunedThrough.get(accountId) ?? 0) >= next.first) return Result.fail(cursorExpired(point.position))
     const events = current.jobEvents.get(id) ?? []
     const since = events.slice(firstAbove(events, from, positionOf), firstAbove(events, point.position, positionOf))
     const job = JobLifecycle.fold(base?.snapshot, since)
     return job === undefined
       ? Result.fail(noView(id, point))
-      : Result.succeed(withAsOf(job, since.length === 0 ? from : since[since.length - 1]!.position))
+      : Result.succeed(withAsOf(job, since.at(-1)?.position ?? from))
   }
 
   const eventPage = (
