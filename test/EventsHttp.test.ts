@@ -139,6 +139,8 @@ const behaviour = <E>(name: string, services: Layer.Layer<JobServices, E>) =>
           "invalid_request"
         )
         expectError(yield* call(url, { path: `/v1/jobs/${job.id}/events`, key: other }), 404, "not_found")
+        const badLimit = yield* readEventStream(url, "/v1/events?limit=0", { key, until: () => false })
+        assert.strictEqual(badLimit.status, 422)
         const stream = yield* readEventStream(url, `/v1/jobs/${job.id}/events`, { key: other, until: () => false })
         assert.strictEqual(stream.status, 404)
         assert.strictEqual(JSON.parse(stream.text).error, "not_found")

@@ -1,4 +1,4 @@
-import { Data, Duration, Effect, Redacted, Schema, Stream } from "effect"
+import { Data, Duration, Effect, Redacted, Schedule, Schema, Stream } from "effect"
 import * as Sse from "effect/encoding/Sse"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { HttpApiClient } from "effect/http-api"
@@ -27,13 +27,21 @@ export interface FollowOptions {
   readonly after?: number | undefined
   /** The wait before reconnecting when the server has not said (`retry:`). */
   readonly reconnectAfter?: Duration.Input | undefined
+  /**
+   * How long a connection may stay silent before it is taken for dead and opened again (45 seconds: the
+   * server sends a heartbeat every 15).
+   */
+  readonly idleTimeout?: Duration.Input | undefined
 }
 
-/** What ends a followed stream: what reconnecting cannot mend. */
-export type FollowError = NotFound | CursorExpired | Unauthorized | Forbidden | InvalidRequest
+/**
+ * What ends a followed stream: what reconnecting cannot mend (any other 4xx is an `InvalidRequest`
+ * naming its status), or an event this client cannot read (a newer service's event type).
+ */
+export type FollowError = NotFound | CursorExpired | Unauthorized | Forbidden | InvalidRequest | Schema.SchemaError
 
-/** A connection that ended or failed in a way that a new one may mend (a 503, a dropped connection). */
-class Reconnect extends Data.TaggedError("Reconnect") {}
+/** A connection that ended or failed in a way that a new one may mend (a 5xx, a dropped connection). */
+class Reconnect extends Data.TaggedError("Reconnect")<{ readonly after?: Duration.Duration | undefined }> {}
 
 const ErrorBody = Schema.Struct({ error: Schema.String, message: Schema.String })
 const decodeErrorBody = Schema.decodeUnknownEffect(Schema.fromJsonString(ErrorBody))
@@ -49,10 +57,8 @@ const refusal = (status: number, message: string): FollowError | undefined => {
       return new NotFound({ message })
     case 410:
       return new CursorExpired({ message })
-    case 422:
-      return new InvalidRequest({ message })
   }
-  return undefined
+  return status < 500 ? new InvalidRequest({ message: `HTTP ${status}: ${message}` }) : undefined
 }
 
 export const make = (options: ClientOptions) =>
@@ -77,6 +83,7 @@ export const make = (options: ClientOptions) =>
       Stream.suspend(() => {
         let cursor = followOptions.after ?? 0
         let reconnectAfter = Duration.fromInputUnsafe(followOptions.reconnectAfter ?? Duration.seconds(2))
+        const idleTimeout = followOptions.idleTimeout ?? Duration.seconds(45)
         const path = followOptions.jobId === undefined
           ? listEvents.path
           : listJobEvents.path.replace(":id", encodeURIComponent(followOptions.jobId))
@@ -91,12 +98,17 @@ export const make = (options: ClientOptions) =>
             const body = yield* Effect.flatMap(response.text, decodeErrorBody).pipe(
               Effect.orElseSucceed(() => ({ error: "unknown", message: `HTTP ${response.status}` }))
             )
-            const refused = refusal(response.status, body.message)
-            return yield* Effect.fail(refused ?? new Reconnect())
+            const retryAfter = Number(response.headers["retry-after"])
+            return yield* Effect.fail(
+              refusal(response.status, body.message)
+                ?? new Reconnect({ after: retryAfter > 0 ? Duration.seconds(retryAfter) : undefined })
+            )
           }
           const parsed: Array<Sse.AnyEvent> = []
           const parser = Sse.makeParser((event) => parsed.push(event))
           return response.stream.pipe(
+            // A connection that stays silent past its heartbeats is dead: it ends, and is opened again.
+            Stream.timeout(idleTimeout),
             Stream.decodeText,
             Stream.map((text) => {
               parser.feed(text)
@@ -108,7 +120,7 @@ export const make = (options: ClientOptions) =>
                 reconnectAfter = event.duration
                 return Effect.succeed(undefined)
               }
-              return decodeEvent(event.data).pipe(Effect.orDie)
+              return decodeEvent(event.data)
             }),
             Stream.filter((event): event is JobEvent => event !== undefined),
             Stream.map((event) => {
@@ -117,15 +129,22 @@ export const make = (options: ClientOptions) =>
             })
           )
         })).pipe(
-          Stream.catchTag("HttpClientError", (_: HttpClientError) => Stream.fail(new Reconnect()))
+          Stream.catchTag("HttpClientError", (_: HttpClientError) => Stream.fail(new Reconnect({})))
         )
 
-        // A connection that ends without an error is also reconnected: the server ends streams when it stops.
-        const resumed: Stream.Stream<JobEvent, FollowError> = Stream.concat(connection, Stream.fail(new Reconnect()))
-          .pipe(
-            Stream.catchTag("Reconnect", () => Stream.unwrap(Effect.as(Effect.sleep(reconnectAfter), resumed)))
+        // One connection after another, for as long as the stream is read: a connection that ends (the
+        // server ends streams when it stops) or drops is opened again after `retry:` (or Retry-After),
+        // resuming after the last event received; what a new connection cannot mend ends the stream.
+        const reconnecting = Schedule.forever.pipe(
+          Schedule.setInputType<FollowError | Reconnect>(),
+          Schedule.tap(({ input }) => input instanceof Reconnect ? Effect.void : Effect.fail(input)),
+          Schedule.modifyDelay(({ input }) =>
+            Effect.succeed(input instanceof Reconnect && input.after !== undefined ? input.after : reconnectAfter)
           )
-        return resumed
+        )
+        return Stream.concat(connection, Stream.fail(new Reconnect({}))).pipe(
+          Stream.retry(reconnecting)
+        ) as Stream.Stream<JobEvent, FollowError>
       })
 
     return { ...api, follow }

@@ -310,6 +310,11 @@ export const JobsHttpLive = HttpApiBuilder.group(PreviewApi, "Jobs", (handlers) 
           const params = bindings(request)
           const after = cursorOf(request, params)
           if (Result.isFailure(after)) return respond(errorAnswer(after.failure))
+          const limit = Result.flatMap(
+            queryValue(params, "limit"),
+            (value) => positiveInt("limit", value, maxEventLimit)
+          )
+          if (Result.isFailure(limit)) return respond(errorAnswer(limit.failure))
           if (wantsEventStream(request.headers.accept)) {
             const stream = yield* Effect.result(feed.follow(principal.accountId, { jobId, after: after.success }))
             return Result.isFailure(stream)
@@ -317,13 +322,10 @@ export const JobsHttpLive = HttpApiBuilder.group(PreviewApi, "Jobs", (handlers) 
               : eventStreamResponse(stream.success, heartbeat, draining)
           }
           return yield* asAnswer(Effect.gen(function*() {
-            const limit = yield* Effect.fromResult(
-              Result.flatMap(queryValue(params, "limit"), (value) => positiveInt("limit", value, maxEventLimit))
-            )
             const page = yield* jobs.eventPage(principal.accountId, {
               jobId,
               after: after.success,
-              limit: limit ?? defaultEventLimit
+              limit: limit.success ?? defaultEventLimit
             })
             return answer(200, { data: page.events, nextAfter: page.events.at(-1)?.position ?? after.success })
           })).pipe(Effect.map((stored) => respond(stored)))

@@ -5,7 +5,7 @@ import type { ApiKeys } from "../services/ApiKeys.ts"
 import type { EventFeed } from "../services/EventFeed.ts"
 import type { Idempotency } from "../services/Idempotency.ts"
 import type { Jobs } from "../services/Jobs.ts"
-import * as Authentication from "./Authentication.ts"
+import * as AuthenticationHttp from "./AuthenticationHttp.ts"
 import * as Draining from "./Draining.ts"
 import { PreviewApi } from "./JobsApi.ts"
 import { JobsHttpLive } from "./JobsHttp.ts"
@@ -25,7 +25,7 @@ export const PreviewRoutesLive = Layer.mergeAll(
   HttpApiBuilder.layer(PreviewApi, { openapiPath: "/openapi.json" }).pipe(
     Layer.provide(WaitlistHttpLive),
     Layer.provide(JobsHttpLive),
-    Layer.provide(Authentication.layer)
+    Layer.provide(AuthenticationHttp.layer)
   ),
   HttpApiScalar.layer(PreviewApi, docsOptions),
   OtherRoutesLive

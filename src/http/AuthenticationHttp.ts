@@ -1,0 +1,37 @@
+import { Cause, Context, Effect, Layer, Option } from "effect"
+import { Forbidden, ServiceUnavailable, Unauthorized } from "../schema/ApiErrors.ts"
+import { ApiKeys } from "../services/ApiKeys.ts"
+import { storeRetryAfter } from "../services/StoreGuard.ts"
+import { Authentication, CurrentPrincipal, RequiredScope } from "./Authentication.ts"
+
+/** `Authentication` checked against the stored API keys. */
+const cannotCheck = (retryAfter: number) =>
+  new ServiceUnavailable({ message: "The service cannot check API keys now; retry later.", retryAfter })
+
+const unauthorized = new Unauthorized({
+  message: "A valid API key is required: send it as Authorization: Bearer <API_KEY>."
+})
+
+export const layer = Layer.effect(Authentication)(Effect.gen(function*() {
+  const keys = yield* ApiKeys
+  return Authentication.of({
+    bearer: (httpEffect, { credential, endpoint }) =>
+      Effect.gen(function*() {
+        const principal = yield* keys.authenticate(credential).pipe(
+          Effect.catch((error) => Effect.fail(cannotCheck(error.retryAfter))),
+          // A defect is a bug: logged with its cause (never the key), and answered 503 like the rest.
+          Effect.catchDefect((defect) =>
+            Effect.logError("authentication failed", Cause.die(defect)).pipe(
+              Effect.andThen(Effect.fail(cannotCheck(storeRetryAfter)))
+            )
+          )
+        )
+        if (Option.isNone(principal)) return yield* Effect.fail(unauthorized)
+        const scope = Context.getOption(endpoint.annotations, RequiredScope)
+        if (Option.isSome(scope) && !principal.value.scopes.has(scope.value)) {
+          return yield* Effect.fail(new Forbidden({ message: `This API key lacks the scope ${scope.value}.` }))
+        }
+        return yield* Effect.provideService(httpEffect, CurrentPrincipal, principal.value)
+      })
+  })
+}))
