@@ -29,7 +29,7 @@ const RunnerLive = Layer.unwrap(
     )
   )
 )
-const JobsLive = Layer.mergeAll(RunnerLive, Idempotency.pruneLoop(), Jobs.pruneEventsLoop(), EventFeed.layer()).pipe(
+const JobsLive = Layer.mergeAll(RunnerLive, Idempotency.pruneLoop(), Jobs.pruneEventsLoop(), EventFeed.layer).pipe(
   Layer.provideMerge(Layer.mergeAll(Jobs.layerLive, Idempotency.layerLive, ApiKeys.layerLive)),
   Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layerStore))
 )

@@ -536,7 +536,7 @@ const flakyKeys = Layer.effect(ApiKeys.ApiKeys)(Effect.gen(function*() {
   }
 })).pipe(Layer.provide(ApiKeys.layerTest))
 
-const flakyServices = Layer.merge(JobRunner.layer(), EventFeed.layer()).pipe(
+const flakyServices = Layer.merge(JobRunner.layer(), EventFeed.layer).pipe(
   Layer.provideMerge(Layer.mergeAll(flakyJobs, Idempotency.layerTest, flakyKeys)),
   Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layer)),
   Layer.provide(Interpreter.layerTest()),

@@ -28,7 +28,7 @@ export type JobServices =
 
 /** The Job API's services in memory, with the runner on the in-memory engine over `interpreter`. */
 export const servicesTest = (interpreter: Layer.Layer<Interpreter.Interpreter> = Interpreter.layerTest()) =>
-  Layer.merge(JobRunner.layer({ sweepInterval: "1 second" }), EventFeed.layer()).pipe(
+  Layer.merge(JobRunner.layer({ sweepInterval: "1 second" }), EventFeed.layer).pipe(
     Layer.provideMerge(Layer.mergeAll(Jobs.layerTest, Idempotency.layerTest, ApiKeys.layerTest)),
     Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layer)),
     Layer.provide(interpreter),
@@ -40,7 +40,7 @@ export const servicesLive = (
   interpreter: Layer.Layer<Interpreter.Interpreter> = Interpreter.layerTest(),
   config: Record<string, string> = {}
 ) =>
-  Layer.merge(JobRunner.layer({ sweepInterval: "1 second" }), EventFeed.layer()).pipe(
+  Layer.merge(JobRunner.layer({ sweepInterval: "1 second" }), EventFeed.layer).pipe(
     Layer.provideMerge(Layer.mergeAll(Jobs.layerLive, Idempotency.layerLive, ApiKeys.layerLive)),
     Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layerStore)),
     Layer.provide(interpreter),
