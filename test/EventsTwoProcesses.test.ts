@@ -10,8 +10,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { once } from "node:events"
 import http from "node:http"
 import { performance } from "node:perf_hooks"
-import pg from "pg"
-import { caller, createKey, kill, start } from "./support/ServiceProcess.ts"
+import { parseMessage } from "./support/Events.ts"
+import { caller, createKey, database, kill, start } from "./support/ServiceProcess.ts"
 import type { ServiceProcess } from "./support/ServiceProcess.ts"
 
 const adminUrl = process.env.TEST_DATABASE_URL
@@ -87,27 +87,14 @@ const openStream = async (base: string, path: string, key: string) => {
       const block = buffer.slice(0, end)
       buffer = buffer.slice(end + 2)
       blocks.push(block)
-      const fields = new Map<string, Array<string>>()
-      let comment = false
-      for (const line of block.split("\n")) {
-        if (line.startsWith(":")) {
-          comment = true
-          continue
-        }
-        const colon = line.indexOf(":")
-        const name = colon < 0 ? line : line.slice(0, colon)
-        const value = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "")
-        fields.set(name, [...(fields.get(name) ?? []), value])
+      const message = parseMessage(block)
+      if (message.data === undefined) {
+        if (message.comment && message.id === undefined && message.event === undefined) state.heartbeats++
+        continue // a heartbeat, or retry:
       }
-      if (fields.size === 0) {
-        if (comment) state.heartbeats++
-        continue
-      }
-      const data = fields.get("data")
-      if (data === undefined) continue // retry:
-      const event = JSON.parse(data.join("\n")) as JobEvent
-      assert.strictEqual(fields.get("id")?.join(), String(event.position), block)
-      assert.strictEqual(fields.get("event")?.join(), event.type, block)
+      const event = JSON.parse(message.data) as JobEvent
+      assert.strictEqual(message.id, String(event.position), block)
+      assert.strictEqual(message.event, event.type, block)
       received.push({ event, at })
     }
   })
@@ -157,13 +144,9 @@ const percentile = (sorted: ReadonlyArray<number>, p: number) =>
 
 describe.skipIf(adminUrl === undefined)("event streams across two processes on PostgreSQL", () => {
   it("delivers every event written through A live on B's streams, once and in order", { timeout: 60_000 }, async () => {
-    const database = `events_two_${process.pid}_${Date.now().toString(36)}`
-    const admin = new pg.Client({ connectionString: adminUrl })
-    await admin.connect()
-    await admin.query(`CREATE DATABASE ${database}`)
-    const url = new URL(adminUrl!)
-    url.pathname = `/${database}`
-    const env = { DATABASE_URL: url.toString() }
+    const store = await database(adminUrl!, "events_two")
+    await store.create()
+    const { env } = store
     const services: Array<ServiceProcess> = []
     const streams: Array<Stream> = []
     try {
@@ -280,8 +263,7 @@ describe.skipIf(adminUrl === undefined)("event streams across two processes on P
     } finally {
       for (const stream of streams) stream.close()
       await Promise.all(services.map((service) => kill(service.child, "SIGTERM")))
-      await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
-      await admin.end()
+      await store.drop()
     }
   })
 })

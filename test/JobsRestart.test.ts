@@ -7,7 +7,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import pg from "pg"
-import { caller, createKey, kill, start } from "./support/ServiceProcess.ts"
+import { caller, createKey, database, kill, start } from "./support/ServiceProcess.ts"
 
 const adminUrl = process.env.TEST_DATABASE_URL
 
@@ -50,13 +50,9 @@ const asking = (i: number) => `Book a table for ${2 + (i % 6)} at an Italian res
 
 describe.skipIf(adminUrl === undefined)("the Jobs preview as a real process on PostgreSQL", () => {
   it("goes on with every Job that was not finished, and interprets none twice", { timeout: 120_000 }, async () => {
-    const database = `jobs_restart_${process.pid}_${Date.now().toString(36)}`
-    const admin = new pg.Client({ connectionString: adminUrl })
-    await admin.connect()
-    await admin.query(`CREATE DATABASE ${database}`)
-    const url = new URL(adminUrl!)
-    url.pathname = `/${database}`
-    const env = { DATABASE_URL: url.toString() }
+    const store = await database(adminUrl!, "jobs_restart")
+    await store.create()
+    const { env } = store
     let service: Awaited<ReturnType<typeof start>> | undefined
     try {
       service = await start(env)
@@ -117,22 +113,17 @@ describe.skipIf(adminUrl === undefined)("the Jobs preview as a real process on P
       )
     } finally {
       if (service !== undefined) await kill(service.child, "SIGTERM")
-      await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
-      await admin.end()
+      await store.drop()
     }
   })
 
   it("starts while its database is missing, and runs the Jobs once it is there", { timeout: 60_000 }, async () => {
-    const database = `jobs_late_${process.pid}_${Date.now().toString(36)}`
-    const admin = new pg.Client({ connectionString: adminUrl })
-    await admin.connect()
-    const url = new URL(adminUrl!)
-    url.pathname = `/${database}`
-    const env = { DATABASE_URL: url.toString() }
+    const store = await database(adminUrl!, "jobs_late")
+    const { env } = store
     const service = await start(env, { until: "listening" })
     try {
       assert.strictEqual((await fetch(`${service.base}/readyz`)).status, 503)
-      await admin.query(`CREATE DATABASE ${database}`)
+      await store.create()
       const key = createKey(env, "late")
       const client = api(service.base, key)
       let created: JobView | undefined
@@ -146,8 +137,7 @@ describe.skipIf(adminUrl === undefined)("the Jobs preview as a real process on P
       assert.strictEqual(job!.status, "awaiting_input")
     } finally {
       await kill(service.child, "SIGTERM")
-      await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
-      await admin.end()
+      await store.drop()
     }
   })
 })

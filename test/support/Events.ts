@@ -49,6 +49,37 @@ export const readEventStream = (
     })
   })
 
+export interface SseMessage {
+  readonly id: string | undefined
+  readonly event: string | undefined
+  /** The `data:` lines joined by newlines; `undefined` when there were none. */
+  readonly data: string | undefined
+  /** Whether the message held a comment (a line starting with `:`, the heartbeat). */
+  readonly comment: boolean
+}
+
+/** One message of an SSE text (the lines up to a blank line), read as the SSE specification reads it. */
+export const parseMessage = (block: string): SseMessage => {
+  let id: string | undefined
+  let event: string | undefined
+  let data: string | undefined
+  let comment = false
+  for (const line of block.split("\n")) {
+    if (line === "") continue
+    if (line.startsWith(":")) {
+      comment = true
+      continue
+    }
+    const colon = line.indexOf(":")
+    const name = colon < 0 ? line : line.slice(0, colon)
+    const value = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "")
+    if (name === "id") id = value
+    else if (name === "event") event = value
+    else if (name === "data") data = data === undefined ? value : `${data}\n${value}`
+  }
+  return { id, event, data, comment }
+}
+
 export interface SseEvent {
   readonly id: string | undefined
   readonly event: string | undefined
@@ -57,9 +88,6 @@ export interface SseEvent {
 
 /** The events of an SSE text (comments and `retry:` left out). */
 export const parseEvents = (text: string): ReadonlyArray<SseEvent> =>
-  text.split("\n\n").flatMap((block) => {
-    const fields = block.split("\n").filter((line) => line !== "" && !line.startsWith(":"))
-    const value = (name: string) => fields.find((line) => line.startsWith(`${name}: `))?.slice(name.length + 2)
-    const data = value("data")
-    return data === undefined ? [] : [{ id: value("id"), event: value("event"), data }]
-  })
+  text.replace(/\r\n?/g, "\n").split("\n\n").map(parseMessage).flatMap(({ data, event, id }) =>
+    data === undefined ? [] : [{ id, event, data }]
+  )

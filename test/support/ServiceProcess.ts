@@ -3,6 +3,7 @@ import type { ChildProcess } from "node:child_process"
 import { once } from "node:events"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
+import pg from "pg"
 
 /** The project's root, where `src/main.ts` and `src/cli.ts` are run from. */
 export const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..")
@@ -80,5 +81,31 @@ export const caller = (base: string, key: string) => {
     const text = await response.text()
     if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`)
     return JSON.parse(text) as A
+  }
+}
+
+/**
+ * A database of its own for service processes, on the server of `adminUrl` (a PostgreSQL URL): `env`
+ * names it to a process; `create` makes it (a test may start a service before it exists); `drop`
+ * removes it, with its connections, and closes the admin connection.
+ */
+export const database = async (adminUrl: string, prefix: string) => {
+  const name = `${prefix}_${process.pid}_${Date.now().toString(36)}`
+  const admin = new pg.Client({ connectionString: adminUrl })
+  await admin.connect()
+  const url = new URL(adminUrl)
+  url.pathname = `/${name}`
+  return {
+    env: { DATABASE_URL: url.toString() },
+    create: async () => {
+      await admin.query(`CREATE DATABASE ${name}`)
+    },
+    drop: async () => {
+      try {
+        await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      } finally {
+        await admin.end()
+      }
+    }
   }
 }
