@@ -28,9 +28,9 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { isDeepStrictEqual } from "node:util"
 import pg from "pg"
+import { admin, adminUrl, databaseUrl } from "./Database.ts"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
-const adminUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
 const streamCount = Number(process.env.BENCH_STREAMS ?? 1000)
 const changeCount = Number(process.env.BENCH_CHANGES ?? 200)
 const historyTarget = Number(process.env.BENCH_HISTORY ?? 10_000)
@@ -86,22 +86,6 @@ const clockTicks = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8
 
 // ---------------------------------------------------------------------------------------------------
 // The database and the service
-
-const databaseUrl = (database: string) => {
-  const url = new URL(adminUrl)
-  url.pathname = `/${database}`
-  return url.toString()
-}
-
-const adminQuery = async (statement: string) => {
-  const client = new pg.Client({ connectionString: adminUrl })
-  await client.connect()
-  try {
-    await client.query(statement)
-  } finally {
-    await client.end()
-  }
-}
 
 interface Service {
   readonly child: ChildProcess
@@ -542,7 +526,7 @@ const cleanup = () =>
     for (const stream of streams) if (stream !== undefined) close(stream) // a hole when opening failed
     if (service !== undefined) await stopService(service).catch(() => undefined)
     await db?.end().catch(() => undefined)
-    await adminQuery(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch((error: unknown) =>
+    await admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch((error: unknown) =>
       process.stderr.write(`could not drop database ${database}: ${String(error)}\n`)
     )
   })()
@@ -558,7 +542,7 @@ const log = (line: string) => process.stderr.write(`[bench] ${line}\n`)
 
 const main = async () => {
   const machine = { cores: availableParallelism(), loadAverage: loadavg() }
-  await adminQuery(`CREATE DATABASE ${database}`)
+  await admin(`CREATE DATABASE ${database}`)
   log(`database ${database}; load average ${machine.loadAverage.map((n) => n.toFixed(2)).join(" ")}`)
   service = await startService(env)
   db = new pg.Client({ connectionString: env.DATABASE_URL })

@@ -15,10 +15,9 @@ import { mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync }
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import pg from "pg"
+import { admin, databaseUrl } from "./Database.ts"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
-const adminUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
 const seconds = Number(process.env.BENCH_SECONDS ?? 5)
 const connections = [16, 64]
@@ -35,21 +34,6 @@ const canPin = (() => {
 })()
 const pinned = (cpu: number, command: string, args: ReadonlyArray<string>): [string, Array<string>] =>
   canPin ? ["taskset", ["-c", String(cpu), command, ...args]] : [command, [...args]]
-
-const admin = async (statement: string) => {
-  const client = new pg.Client({ connectionString: adminUrl })
-  await client.connect()
-  try {
-    await client.query(statement)
-  } finally {
-    await client.end()
-  }
-}
-const databaseUrl = (database: string) => {
-  const url = new URL(adminUrl)
-  url.pathname = `/${database}`
-  return url.toString()
-}
 
 interface Server {
   readonly name: string
