@@ -2,10 +2,10 @@ import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { Command } from "effect/cli"
 import * as Cli from "./cli/Cli.ts"
-import * as ApiKeys from "./services/ApiKeys.ts"
-import * as Database from "./services/Database.ts"
-import * as Migrations from "./services/Migrations.ts"
-import * as Waitlist from "./services/Waitlist.ts"
+import * as ApiKeys from "./services/access/ApiKeys.ts"
+import * as Database from "./services/store/Database.ts"
+import * as Migrations from "./services/store/Migrations.ts"
+import * as Waitlist from "./services/waitlist/Waitlist.ts"
 
 const StoreLive = Layer.merge(Waitlist.layerLive, ApiKeys.layerLive).pipe(
   Layer.provide(Migrations.layer),

@@ -2,16 +2,16 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Effect, Exit, Layer, Logger, Runtime } from "effect"
 import * as JobsPreview from "./http/JobsPreview.ts"
 import { NodeServerLive } from "./http/Server.ts"
-import * as ApiKeys from "./services/ApiKeys.ts"
-import * as Database from "./services/Database.ts"
-import * as EventFeed from "./services/EventFeed.ts"
-import * as EventSignal from "./services/EventSignal.ts"
-import * as Idempotency from "./services/Idempotency.ts"
-import * as Interpreter from "./services/Interpreter.ts"
-import * as Jobs from "./services/Jobs.ts"
-import * as JobWork from "./services/JobWork.ts"
-import * as Migrations from "./services/Migrations.ts"
-import * as Waitlist from "./services/Waitlist.ts"
+import * as ApiKeys from "./services/access/ApiKeys.ts"
+import * as Database from "./services/store/Database.ts"
+import * as EventFeed from "./services/events/EventFeed.ts"
+import * as EventSignal from "./services/events/EventSignal.ts"
+import * as Idempotency from "./services/access/Idempotency.ts"
+import * as Interpreter from "./services/interpreter/Interpreter.ts"
+import * as Jobs from "./services/jobs/Jobs.ts"
+import * as JobWork from "./services/jobs/JobWork.ts"
+import * as Migrations from "./services/store/Migrations.ts"
+import * as Waitlist from "./services/waitlist/Waitlist.ts"
 
 const StoreLive = Migrations.layer.pipe(Layer.provideMerge(Database.layer))
 
@@ -21,7 +21,7 @@ const WaitlistLive = Layer.merge(Waitlist.withPause(Waitlist.layerLive), Migrati
 // (built in the background: the service starts while its database is down). The engine's modules are
 // loaded only then: the waitlist alone does not carry effect/cluster in its memory (11 MB).
 const RunnerLive = Layer.unwrap(
-  Effect.promise(() => import("./services/JobRunner.ts")).pipe(
+  Effect.promise(() => import("./services/jobs/JobRunner.ts")).pipe(
     Effect.map((JobRunner) =>
       JobRunner.inBackground(
         JobRunner.layer().pipe(Layer.provide(JobRunner.engine), Layer.provide(Interpreter.layerLive))

@@ -2,7 +2,7 @@ import { assert, layer } from "@effect/vitest"
 import { Effect, Layer, Schema } from "effect"
 import { execFile } from "node:child_process"
 import { Email } from "../src/schema/Waitlist.ts"
-import { layerStore, Waitlist } from "../src/services/Waitlist.ts"
+import { layerStore, Waitlist } from "../src/services/waitlist/Waitlist.ts"
 import * as TestDatabase from "./support/TestDatabase.ts"
 
 /** The command line as an operator runs it, in its own process, on the given store. */

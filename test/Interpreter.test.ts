@@ -3,8 +3,8 @@ import { DateTime, Effect, Result } from "effect"
 import fc from "fast-check"
 import type { ConstraintInput } from "../src/schema/Constraint.ts"
 import { decodeConstraintInput, questionId } from "../src/schema/Constraint.ts"
-import type { Answer, Interpretation, InterpretInput } from "../src/services/Interpreter.ts"
-import { Interpreter, interpretRequest, layerLive, layerTest } from "../src/services/Interpreter.ts"
+import type { Answer, Interpretation, InterpretInput } from "../src/services/interpreter/Interpreter.ts"
+import { Interpreter, interpretRequest, layerLive, layerTest } from "../src/services/interpreter/Interpreter.ts"
 
 /** A Tuesday. */
 const createdAt = DateTime.makeUnsafe("2026-03-10T10:00:00Z")

@@ -4,9 +4,9 @@ import fc from "fast-check"
 import type { AccountId } from "../src/schema/ApiKey.ts"
 import type { Job, JobId } from "../src/schema/Job.ts"
 import type { JobEvent } from "../src/schema/JobEvent.ts"
-import type { Interpretation } from "../src/services/Interpreter.ts"
-import * as JobLifecycle from "../src/services/JobLifecycle.ts"
-import type { Change, JobRecord } from "../src/services/JobLifecycle.ts"
+import type { Interpretation } from "../src/services/interpreter/Interpreter.ts"
+import * as JobLifecycle from "../src/services/jobs/JobLifecycle.ts"
+import type { Change, JobRecord } from "../src/services/jobs/JobLifecycle.ts"
 
 /**
  * The point-in-time view folds a Job's events: for every change the rules make, the fold of its

@@ -1,7 +1,7 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { Unavailable } from "../src/schema/Errors.ts"
-import { layerTest, Waitlist } from "../src/services/Waitlist.ts"
+import { layerTest, Waitlist } from "../src/services/waitlist/Waitlist.ts"
 import { baseUrl, join, send, serverWith } from "./support/Http.ts"
 import { makeTestLayer } from "./support/makeTestLayer.ts"
 

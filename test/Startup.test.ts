@@ -5,8 +5,8 @@ import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { makeNodeServer } from "../src/http/Server.ts"
-import * as Database from "../src/services/Database.ts"
-import { DatabaseConfig } from "../src/services/Database.ts"
+import * as Database from "../src/services/store/Database.ts"
+import { DatabaseConfig } from "../src/services/store/Database.ts"
 import { send } from "./support/Http.ts"
 
 it.live("a request that arrives before the routes are attached waits for them", () =>

@@ -1,7 +1,7 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer, Schema, Stream } from "effect"
 import { Email } from "../src/schema/Waitlist.ts"
-import { layerStore, layerTest, Waitlist } from "../src/services/Waitlist.ts"
+import { layerStore, layerTest, Waitlist } from "../src/services/waitlist/Waitlist.ts"
 import * as TestDatabase from "./support/TestDatabase.ts"
 
 const email = Schema.decodeUnknownSync(Email)

@@ -5,7 +5,7 @@ import { HttpApiClient } from "effect/http-api"
 import { Api } from "../src/http/Api.ts"
 import { Unavailable } from "../src/schema/Errors.ts"
 import { Email } from "../src/schema/Waitlist.ts"
-import { layerTest, Waitlist } from "../src/services/Waitlist.ts"
+import { layerTest, Waitlist } from "../src/services/waitlist/Waitlist.ts"
 import { baseUrl, serverWith } from "./support/Http.ts"
 import { makeTestLayer } from "./support/makeTestLayer.ts"
 

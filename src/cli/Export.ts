@@ -1,5 +1,5 @@
 import { Stream } from "effect"
-import type { Member } from "../services/Waitlist.ts"
+import type { Member } from "../services/waitlist/Waitlist.ts"
 
 export const formats = ["csv", "jsonl"] as const
 export type Format = typeof formats[number]

@@ -1,7 +1,7 @@
 import { Cause, Context, Effect, Layer, Option } from "effect"
 import { Forbidden, ServiceUnavailable, Unauthorized } from "../schema/ApiErrors.ts"
-import { ApiKeys } from "../services/ApiKeys.ts"
-import { storeRetryAfter } from "../services/StoreGuard.ts"
+import { ApiKeys } from "../services/access/ApiKeys.ts"
+import { storeRetryAfter } from "../services/store/StoreGuard.ts"
 import { Authentication, CurrentPrincipal, RequiredScope } from "./Authentication.ts"
 
 /** `Authentication` checked against the stored API keys. */

@@ -1,6 +1,6 @@
 import { Effect, Layer } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
-import { Waitlist } from "../services/Waitlist.ts"
+import { Waitlist } from "../services/waitlist/Waitlist.ts"
 
 const alive = HttpServerResponse.jsonUnsafe({ status: "ok" })
 const ready = HttpServerResponse.jsonUnsafe({ status: "ready" })

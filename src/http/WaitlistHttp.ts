@@ -6,7 +6,7 @@ import type { HttpServerRequest } from "effect/http/HttpServerRequest"
 import { METHODS } from "node:http"
 import { InvalidJson, Unavailable } from "../schema/Errors.ts"
 import { decodeJoinDocument, Joined, joined } from "../schema/Waitlist.ts"
-import { retryAfter, Waitlist } from "../services/Waitlist.ts"
+import { retryAfter, Waitlist } from "../services/waitlist/Waitlist.ts"
 import { Api, joinWaitlist } from "./Api.ts"
 
 /** Larger bodies are refused unread (waitlist.md, rule 1). */

@@ -5,7 +5,7 @@ import { request } from "node:http"
 import type { IncomingHttpHeaders } from "node:http"
 import * as RequestLog from "../../src/http/RequestLog.ts"
 import { HttpLive, makeNodeServer } from "../../src/http/Server.ts"
-import type { Waitlist } from "../../src/services/Waitlist.ts"
+import type { Waitlist } from "../../src/services/waitlist/Waitlist.ts"
 
 /**
  * The service's real HTTP stack on an ephemeral port, over the given waitlist; the request log (tested

@@ -1,5 +1,5 @@
 import { Context, DateTime, Effect, Layer, Option } from "effect"
-import type { ConstraintInput, Objective, ObjectiveKind, Question, QuestionAbout } from "../schema/Constraint.ts"
+import type { ConstraintInput, Objective, ObjectiveKind, Question, QuestionAbout } from "../../schema/Constraint.ts"
 import {
   currencyCodes,
   daysFromCivil,
@@ -9,7 +9,7 @@ import {
   questionId,
   summaryMaxLength,
   unitMaxLength
-} from "../schema/Constraint.ts"
+} from "../../schema/Constraint.ts"
 
 export interface Answer {
   readonly questionId: string

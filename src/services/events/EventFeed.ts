@@ -1,11 +1,11 @@
 import { Cause, Context, Duration, Effect, Latch, Layer, PubSub, Queue, RcMap, Stream } from "effect"
-import { CursorExpired } from "../schema/ApiErrors.ts"
-import type { NotFound } from "../schema/ApiErrors.ts"
-import type { AccountId } from "../schema/ApiKey.ts"
-import type { Unavailable } from "../schema/Errors.ts"
-import type { JobEvent } from "../schema/JobEvent.ts"
+import { CursorExpired } from "../../schema/ApiErrors.ts"
+import type { NotFound } from "../../schema/ApiErrors.ts"
+import type { AccountId } from "../../schema/ApiKey.ts"
+import type { Unavailable } from "../../schema/Errors.ts"
+import type { JobEvent } from "../../schema/JobEvent.ts"
 import { EventSignal, everyone } from "./EventSignal.ts"
-import { Jobs } from "./Jobs.ts"
+import { Jobs } from "../jobs/Jobs.ts"
 
 export interface FollowOptions {
   /** Only this Job's events. */

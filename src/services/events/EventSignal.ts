@@ -1,8 +1,8 @@
 import { PgClient } from "@effect/sql-pg"
 import { Cause, Context, Duration, Effect, Layer, Option, PubSub, Queue, Schedule } from "effect"
 import type { Scope } from "effect"
-import type { AccountId } from "../schema/ApiKey.ts"
-import { DatabaseConfig } from "./Database.ts"
+import type { AccountId } from "../../schema/ApiKey.ts"
+import { DatabaseConfig } from "../store/Database.ts"
 
 /** An account whose events changed, or `everyone` when wake-ups may have been missed. */
 export type Wake = AccountId | typeof everyone

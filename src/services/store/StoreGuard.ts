@@ -1,7 +1,7 @@
 import { Duration, Effect, Fiber } from "effect"
 import { Migrator } from "effect/sql"
 import { SqlError } from "effect/sql/SqlError"
-import { Unavailable } from "../schema/Errors.ts"
+import { Unavailable } from "../../schema/Errors.ts"
 import { DatabaseConfig } from "./Database.ts"
 import * as Migrations from "./Migrations.ts"
 

@@ -15,12 +15,12 @@ import {
   Stream
 } from "effect"
 import { SqlClient } from "effect/sql"
-import { Unavailable } from "../schema/Errors.ts"
-import type { Email } from "../schema/Waitlist.ts"
-import { emailKey } from "../schema/Waitlist.ts"
-import * as Database from "./Database.ts"
-import { DatabaseConfig } from "./Database.ts"
-import * as Migrations from "./Migrations.ts"
+import { Unavailable } from "../../schema/Errors.ts"
+import type { Email } from "../../schema/Waitlist.ts"
+import { emailKey } from "../../schema/Waitlist.ts"
+import * as Database from "../store/Database.ts"
+import { DatabaseConfig } from "../store/Database.ts"
+import * as Migrations from "../store/Migrations.ts"
 
 export interface Member {
   readonly email: Email

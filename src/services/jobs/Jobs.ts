@@ -1,9 +1,9 @@
 import { Clock, Config, Context, DateTime, Duration, Effect, Layer, Option, Ref, Result } from "effect"
 import { SqlClient } from "effect/sql"
-import { CursorExpired, InvalidRequest, NotFound } from "../schema/ApiErrors.ts"
-import type { InvalidState, RevisionMismatch } from "../schema/ApiErrors.ts"
-import type { AccountId } from "../schema/ApiKey.ts"
-import type { Unavailable } from "../schema/Errors.ts"
+import { CursorExpired, InvalidRequest, NotFound } from "../../schema/ApiErrors.ts"
+import type { InvalidState, RevisionMismatch } from "../../schema/ApiErrors.ts"
+import type { AccountId } from "../../schema/ApiKey.ts"
+import type { Unavailable } from "../../schema/Errors.ts"
 import type {
   AnswerQuestionsRequest,
   ChangeConstraintsRequest,
@@ -12,17 +12,17 @@ import type {
   JobId,
   JobPage,
   JobStatus
-} from "../schema/Job.ts"
-import type { EventType, JobAsOf, JobEvent, ViewPoint } from "../schema/JobEvent.ts"
-import { channel, EventSignal } from "./EventSignal.ts"
-import { PositiveDuration } from "./Idempotency.ts"
-import type { Interpretation, InterpretInput } from "./Interpreter.ts"
+} from "../../schema/Job.ts"
+import type { EventType, JobAsOf, JobEvent, ViewPoint } from "../../schema/JobEvent.ts"
+import { channel, EventSignal } from "../events/EventSignal.ts"
+import { PositiveDuration } from "../access/Idempotency.ts"
+import type { Interpretation, InterpretInput } from "../interpreter/Interpreter.ts"
 import * as JobLifecycle from "./JobLifecycle.ts"
 import type { Change, JobRecord } from "./JobLifecycle.ts"
 import type { JobChange, JobRef } from "./JobWork.ts"
 import { JobWork, movesWork } from "./JobWork.ts"
-import * as Pruning from "./Pruning.ts"
-import * as StoreGuard from "./StoreGuard.ts"
+import * as Pruning from "../store/Pruning.ts"
+import * as StoreGuard from "../store/StoreGuard.ts"
 
 export interface EventPageOptions {
   /** Only this Job's events (`NotFound` when the account has no such Job). */

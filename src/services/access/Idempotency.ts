@@ -1,11 +1,11 @@
 import { Clock, Config, Context, Duration, Effect, Exit, Layer, Ref, Schema, Semaphore } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomUUID } from "node:crypto"
-import { IdempotencyKeyInUse, IdempotencyKeyReused } from "../schema/ApiErrors.ts"
-import type { AccountId } from "../schema/ApiKey.ts"
-import type { Unavailable } from "../schema/Errors.ts"
-import * as Pruning from "./Pruning.ts"
-import * as StoreGuard from "./StoreGuard.ts"
+import { IdempotencyKeyInUse, IdempotencyKeyReused } from "../../schema/ApiErrors.ts"
+import type { AccountId } from "../../schema/ApiKey.ts"
+import type { Unavailable } from "../../schema/Errors.ts"
+import * as Pruning from "../store/Pruning.ts"
+import * as StoreGuard from "../store/StoreGuard.ts"
 
 /** An answer as it was sent: replayed byte for byte. */
 export interface StoredAnswer {

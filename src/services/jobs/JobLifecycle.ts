@@ -1,9 +1,9 @@
 import { Result } from "effect"
 import { randomBytes } from "node:crypto"
-import { InvalidRequest, InvalidState, RevisionMismatch } from "../schema/ApiErrors.ts"
-import type { AccountId } from "../schema/ApiKey.ts"
-import { canonicalJson } from "../schema/Canonical.ts"
-import type { Constraint, ConstraintInput, ConstraintSource, Objective, Question } from "../schema/Constraint.ts"
+import { InvalidRequest, InvalidState, RevisionMismatch } from "../../schema/ApiErrors.ts"
+import type { AccountId } from "../../schema/ApiKey.ts"
+import { canonicalJson } from "../../schema/Canonical.ts"
+import type { Constraint, ConstraintInput, ConstraintSource, Objective, Question } from "../../schema/Constraint.ts"
 import type {
   AnswerQuestionsRequest,
   ChangeConstraintsRequest,
@@ -11,10 +11,10 @@ import type {
   Job,
   JobId,
   JobStatus
-} from "../schema/Job.ts"
-import { isTerminal } from "../schema/Job.ts"
-import type { EventType, JobEvent } from "../schema/JobEvent.ts"
-import type { Answer, Interpretation, InterpretInput } from "./Interpreter.ts"
+} from "../../schema/Job.ts"
+import { isTerminal } from "../../schema/Job.ts"
+import type { EventType, JobEvent } from "../../schema/JobEvent.ts"
+import type { Answer, Interpretation, InterpretInput } from "../interpreter/Interpreter.ts"
 
 /**
  * The rules of a Job's life (jobs.md, "States" and "Revisions, precisely") as pure functions from a

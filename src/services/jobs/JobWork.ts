@@ -1,6 +1,6 @@
 import { Context, Effect, Layer, Queue } from "effect"
-import type { AccountId } from "../schema/ApiKey.ts"
-import type { JobId, JobStatus } from "../schema/Job.ts"
+import type { AccountId } from "../../schema/ApiKey.ts"
+import type { JobId, JobStatus } from "../../schema/Job.ts"
 
 /** A Job at one revision: what a unit of background work is about. */
 export interface JobRef {

@@ -1,11 +1,11 @@
 import { Clock, Context, Effect, Layer, Option, Redacted, Ref } from "effect"
 import { SqlClient } from "effect/sql"
 import { createHash, randomBytes } from "node:crypto"
-import { NotFound } from "../schema/ApiErrors.ts"
-import type { AccountId, ApiKeyId, Principal, Scope } from "../schema/ApiKey.ts"
-import { keyPattern, keyPrefix, scopes as allScopes } from "../schema/ApiKey.ts"
-import type { Unavailable } from "../schema/Errors.ts"
-import * as StoreGuard from "./StoreGuard.ts"
+import { NotFound } from "../../schema/ApiErrors.ts"
+import type { AccountId, ApiKeyId, Principal, Scope } from "../../schema/ApiKey.ts"
+import { keyPattern, keyPrefix, scopes as allScopes } from "../../schema/ApiKey.ts"
+import type { Unavailable } from "../../schema/Errors.ts"
+import * as StoreGuard from "../store/StoreGuard.ts"
 
 /** A key as it is issued: the only time its text exists outside the caller's hands. */
 export interface IssuedKey {
