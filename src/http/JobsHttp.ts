@@ -28,9 +28,9 @@ import {
   jobStatuses
 } from "../schema/Job.ts"
 import type { JobEvent, ViewPoint } from "../schema/JobEvent.ts"
-import { EventFeed } from "../services/events/EventFeed.ts"
 import type { StoredAnswer } from "../services/access/Idempotency.ts"
 import { Idempotency, PositiveDuration } from "../services/access/Idempotency.ts"
+import { EventFeed } from "../services/events/EventFeed.ts"
 import { Jobs, maxListLimit } from "../services/jobs/Jobs.ts"
 import { storeRetryAfter } from "../services/store/StoreGuard.ts"
 import { CurrentPrincipal } from "./Authentication.ts"

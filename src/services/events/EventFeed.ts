@@ -4,8 +4,8 @@ import type { NotFound } from "../../schema/ApiErrors.ts"
 import type { AccountId } from "../../schema/ApiKey.ts"
 import type { Unavailable } from "../../schema/Errors.ts"
 import type { JobEvent } from "../../schema/JobEvent.ts"
-import { EventSignal, everyone } from "./EventSignal.ts"
 import { Jobs } from "../jobs/Jobs.ts"
+import { EventSignal, everyone } from "./EventSignal.ts"
 
 export interface FollowOptions {
   /** Only this Job's events. */

@@ -14,15 +14,15 @@ import type {
   JobStatus
 } from "../../schema/Job.ts"
 import type { EventType, JobAsOf, JobEvent, ViewPoint } from "../../schema/JobEvent.ts"
-import { channel, EventSignal } from "../events/EventSignal.ts"
 import { PositiveDuration } from "../access/Idempotency.ts"
+import { channel, EventSignal } from "../events/EventSignal.ts"
 import type { Interpretation, InterpretInput } from "../interpreter/Interpreter.ts"
+import * as Pruning from "../store/Pruning.ts"
+import * as StoreGuard from "../store/StoreGuard.ts"
 import * as JobLifecycle from "./JobLifecycle.ts"
 import type { Change, JobRecord } from "./JobLifecycle.ts"
 import type { JobChange, JobRef } from "./JobWork.ts"
 import { JobWork, movesWork } from "./JobWork.ts"
-import * as Pruning from "../store/Pruning.ts"
-import * as StoreGuard from "../store/StoreGuard.ts"
 
 export interface EventPageOptions {
   /** Only this Job's events (`NotFound` when the account has no such Job). */
