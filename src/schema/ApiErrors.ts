@@ -84,6 +84,22 @@ export class InvalidState extends Schema.Error<InvalidState>("InvalidState")(
   override readonly [ErrorReporter.ignore] = true
 }
 
+/** 409: the `proposalHash` sent is not the Job's open proposal. */
+export class ProposalMismatch extends Schema.Error<ProposalMismatch>("ProposalMismatch")(
+  body("proposal_mismatch", "ProposalMismatch"),
+  { httpApiStatus: 409, description: "The proposalHash sent is not the Job's open proposal." }
+) {
+  override readonly [ErrorReporter.ignore] = true
+}
+
+/** 409: the proposal was not decided before its `expiresAt`. */
+export class ProposalExpired extends Schema.Error<ProposalExpired>("ProposalExpired")(
+  body("proposal_expired", "ProposalExpired"),
+  { httpApiStatus: 409, description: "The proposal expired before it was decided; the Job plans again." }
+) {
+  override readonly [ErrorReporter.ignore] = true
+}
+
 /** 409: another request with the same `Idempotency-Key` is in progress. Sent with `Retry-After`. */
 export class IdempotencyKeyInUse extends Schema.Error<IdempotencyKeyInUse>("IdempotencyKeyInUse")({
   message: Schema.String,
@@ -156,4 +172,4 @@ export const ServiceUnavailableResponse = ServiceUnavailable.pipe(
 )
 
 /** Every error a Job operation can answer after the idempotency claim (stored and replayed with it). */
-export type JobError = InvalidRequest | NotFound | RevisionMismatch | InvalidState
+export type JobError = InvalidRequest | NotFound | RevisionMismatch | InvalidState | ProposalMismatch | ProposalExpired

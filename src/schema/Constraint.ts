@@ -227,7 +227,8 @@ export const QuestionAbout = Schema.Literals([
   "time",
   "timezone",
   "quantity",
-  "quantity.people"
+  "quantity.people",
+  "offers"
 ])
 export type QuestionAbout = typeof QuestionAbout.Type
 

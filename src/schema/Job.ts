@@ -1,9 +1,11 @@
 import { Result, Schema, SchemaIssue } from "effect"
 import { InvalidRequest } from "./ApiErrors.ts"
 import { Constraint, ConstraintInput, Objective, Question, strictParseOptions } from "./Constraint.ts"
+import { Instant, JobId, JobRevision } from "./JobRef.ts"
+import { JobProposal, Outcome } from "./Proposal.ts"
 
-export const JobId = Schema.String.pipe(Schema.brand("JobId"))
-export type JobId = typeof JobId.Type
+export { Instant, JobId, JobRevision } from "./JobRef.ts"
+
 
 /** jobs.md, "States". */
 export const jobStatuses = [
@@ -43,12 +45,6 @@ export const AnswerText = Schema.String.check(
   Schema.isMaxCodePoints(answerMaxLength)
 )
 
-export const JobRevision = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)).annotate({
-  description: "The Job's revision: 1 at creation, one more with every change of constraints or answer."
-})
-
-/** An RFC 3339 UTC timestamp with milliseconds, as the service writes them. */
-export const Instant = Schema.String.annotate({ format: "date-time" })
 
 /** jobs.md, "The Job as the API shows it". */
 export const Job = Schema.Struct({
@@ -59,8 +55,10 @@ export const Job = Schema.Struct({
   constraints: Schema.Array(Constraint),
   objective: Schema.NullOr(Objective),
   questions: Schema.Array(Question).annotate({ description: "The open questions; empty when none is open." }),
-  proposal: Schema.Null.annotate({ description: "The open proposal; always null in this preview." }),
-  outcome: Schema.Null.annotate({ description: "The verified outcome; always null in this preview." }),
+  proposal: Schema.NullOr(JobProposal).annotate({
+    description: "The current revision's latest proposal; null while it has none."
+  }),
+  outcome: Schema.NullOr(Outcome).annotate({ description: "The verified outcome; null until verification succeeds." }),
   createdAt: Instant,
   updatedAt: Instant
 }).annotate({ identifier: "Job" })

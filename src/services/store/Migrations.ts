@@ -127,12 +127,65 @@ const createEventReading = Effect.gen(function*() {
     )`
 })
 
+/**
+ * Proposals, approvals and the sandbox provider's ledger. A proposal is stored once, as the exact
+ * canonical bytes its hash names. An approval is one decision on one proposal (so at most one per
+ * hash), consumed by at most one execution. `needs_run` marks the Jobs whose background work is not
+ * finished (the runner's sweep starts it again after a crash); `proposal_expires_at` the open
+ * proposal's expiry, which the sweep enforces.
+ */
+const createProposalsAndApprovals = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE jobs ADD COLUMN needs_run boolean NOT NULL DEFAULT false`
+  yield* sql`ALTER TABLE jobs ADD COLUMN proposal_expires_at timestamptz`
+  yield* sql`UPDATE jobs SET needs_run = true WHERE status = 'interpreting'`
+  yield* sql`CREATE INDEX jobs_needs_run ON jobs (seq) WHERE needs_run`
+  yield* sql`CREATE INDEX jobs_proposal_expires_at ON jobs (proposal_expires_at) WHERE proposal_expires_at IS NOT NULL`
+  yield* sql`
+    CREATE TABLE job_proposals (
+      job_id text NOT NULL REFERENCES jobs (id),
+      hash text NOT NULL,
+      bytes bytea NOT NULL,
+      created_at timestamptz NOT NULL,
+      PRIMARY KEY (job_id, hash)
+    )`
+  yield* sql`
+    CREATE TABLE job_approvals (
+      id text PRIMARY KEY,
+      job_id text NOT NULL REFERENCES jobs (id),
+      job_revision integer NOT NULL,
+      proposal_hash text NOT NULL,
+      decision text NOT NULL,
+      reason text,
+      decided_by text NOT NULL,
+      created_at timestamptz NOT NULL,
+      consumed_at timestamptz,
+      UNIQUE (job_id, proposal_hash)
+    )`
+  yield* sql`
+    CREATE TABLE sandbox_ledger (
+      key text PRIMARY KEY,
+      job_id text NOT NULL,
+      proposal_hash text NOT NULL,
+      offer_id text NOT NULL,
+      document text NOT NULL,
+      calls integer NOT NULL,
+      effects integer NOT NULL,
+      state text NOT NULL,
+      reference text NOT NULL,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      updated_at timestamptz NOT NULL DEFAULT now()
+    )`
+  yield* sql`CREATE INDEX sandbox_ledger_job ON sandbox_ledger (job_id, created_at)`
+})
+
 export const migrations = Migrator.fromRecord({
   "0001_waitlist_members": createWaitlistMembers,
   "0002_accounts_and_api_keys": createAccountsAndApiKeys,
   "0003_idempotency_keys": createIdempotencyKeys,
   "0004_jobs": createJobs,
-  "0005_event_reading": createEventReading
+  "0005_event_reading": createEventReading,
+  "0006_proposals_and_approvals": createProposalsAndApprovals
 })
 
 /** Applies the pending migrations; answers those it applied. */

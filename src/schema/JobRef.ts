@@ -1,0 +1,12 @@
+import { Schema } from "effect"
+
+/** The names a Job is known by, apart from `Job.ts` so that proposals can name their Job. */
+export const JobId = Schema.String.pipe(Schema.brand("JobId"))
+export type JobId = typeof JobId.Type
+
+export const JobRevision = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)).annotate({
+  description: "The Job's revision: 1 at creation, one more with every change of constraints or answer."
+})
+
+/** An RFC 3339 UTC timestamp with milliseconds, as the service writes them. */
+export const Instant = Schema.String.annotate({ format: "date-time" })
