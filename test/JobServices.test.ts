@@ -107,13 +107,8 @@ const behaviour = (
             ...job,
             asOf: { jobRevision: 1, position: events[0]!.position }
           })
-          assert.deepStrictEqual(yield* work.take, {
-            accountId: owner,
-            jobId: job.id,
-            revision: 1,
-            status: "interpreting"
-          })
-          assert.isTrue((yield* jobs.awaitingInterpretation).some((ref) => ref.jobId === job.id))
+          assert.deepStrictEqual(yield* work.take, { accountId: owner, jobId: job.id, revision: 1, run: 0 })
+          assert.isTrue((yield* jobs.pendingRuns).some((ref) => ref.jobId === job.id))
         }))
 
       it.effect("hides a Job from every other account", () =>
@@ -139,7 +134,7 @@ const behaviour = (
           const jobs = yield* Jobs.Jobs
           const owner = account()
           const job = yield* jobs.create(owner, { request: "A table for 4", constraints: [budget] })
-          const ref = { accountId: owner, jobId: job.id, revision: 1 }
+          const ref = { accountId: owner, jobId: job.id, revision: 1, run: 0 }
           const input = yield* jobs.interpretationInput(ref)
           assert.isTrue(Option.isSome(input))
           assert.deepStrictEqual(Option.getOrThrow(input).constraints, [budget])
@@ -164,7 +159,7 @@ const behaviour = (
           const jobs = yield* Jobs.Jobs
           const owner = account()
           const job = yield* jobs.create(owner, { request: "A table for 4", constraints: [] })
-          yield* jobs.recordInterpretation({ accountId: owner, jobId: job.id, revision: 1 }, needsDate)
+          yield* jobs.recordInterpretation({ accountId: owner, jobId: job.id, revision: 1, run: 0 }, needsDate)
 
           const unknown = yield* failure(jobs.answer(owner, job.id, { jobRevision: 1, answers: { q_nope: "x" } }))
           assert.instanceOf(unknown, InvalidRequest)
@@ -183,7 +178,7 @@ const behaviour = (
           assert.deepStrictEqual(full.questions, [])
           assert.strictEqual(full.objective, null)
           const input = Option.getOrThrow(
-            yield* jobs.interpretationInput({ accountId: owner, jobId: job.id, revision: 3 })
+            yield* jobs.interpretationInput({ accountId: owner, jobId: job.id, revision: 3, run: 0 })
           )
           assert.deepStrictEqual(input.answers, [
             { questionId: "q_date", question: "For when?", answer: "Friday" },
@@ -215,7 +210,7 @@ const behaviour = (
           const jobs = yield* Jobs.Jobs
           const owner = account()
           const job = yield* jobs.create(owner, { request: "A table for 4", constraints: [budget, place] })
-          yield* jobs.recordInterpretation({ accountId: owner, jobId: job.id, revision: 1 }, understood)
+          yield* jobs.recordInterpretation({ accountId: owner, jobId: job.id, revision: 1, run: 0 }, understood)
           const planned = yield* jobs.get(owner, job.id)
           assert.strictEqual(planned.status, "planning")
 
@@ -235,7 +230,9 @@ const behaviour = (
             ["job.created", "job.interpreted", "job.revised", "work.invalidated"]
           )
           // The reading of revision 1 arrives late: it is dropped.
-          assert.isFalse(yield* jobs.recordInterpretation({ accountId: owner, jobId: job.id, revision: 1 }, understood))
+          assert.isFalse(
+            yield* jobs.recordInterpretation({ accountId: owner, jobId: job.id, revision: 1, run: 0 }, understood)
+          )
           assert.strictEqual((yield* jobs.view(owner, job.id, { _tag: "Revision", revision: 1 })).status, "planning")
         }))
 
@@ -257,8 +254,10 @@ const behaviour = (
             yield* failure(jobs.answer(owner, job.id, { jobRevision: 1, answers: { q: "x" } })),
             InvalidState
           )
-          assert.isFalse(yield* jobs.recordInterpretation({ accountId: owner, jobId: job.id, revision: 1 }, understood))
-          assert.isFalse((yield* jobs.awaitingInterpretation).some((ref) => ref.jobId === job.id))
+          assert.isFalse(
+            yield* jobs.recordInterpretation({ accountId: owner, jobId: job.id, revision: 1, run: 0 }, understood)
+          )
+          assert.isFalse((yield* jobs.pendingRuns).some((ref) => ref.jobId === job.id))
           assert.deepStrictEqual(
             (yield* jobs.events(owner, job.id)).map((event) => event.type),
             ["job.created", "job.cancelled"]

@@ -6,7 +6,6 @@ import { JobProposal, Outcome } from "./Proposal.ts"
 
 export { Instant, JobId, JobRevision } from "./JobRef.ts"
 
-
 /** jobs.md, "States". */
 export const jobStatuses = [
   "interpreting",
@@ -44,7 +43,6 @@ export const AnswerText = Schema.String.check(
   Schema.makeFilter((s: string) => s.trim() !== "", { expected: "an answer that is not empty or only white space" }),
   Schema.isMaxCodePoints(answerMaxLength)
 )
-
 
 /** jobs.md, "The Job as the API shows it". */
 export const Job = Schema.Struct({
@@ -86,7 +84,9 @@ export type ChangeConstraintsRequest = typeof ChangeConstraintsRequest.Type
 
 export const AnswerQuestionsRequest = Schema.Struct({
   jobRevision: JobRevision,
-  answers: Schema.Record(Schema.String, AnswerText).annotate({
+  answers: Schema.Record(Schema.String, AnswerText).check(
+    Schema.makeFilter((answers) => Object.keys(answers).length > 0, { expected: "at least one answer" })
+  ).annotate({
     description: "Answers by question id; any subset of the open questions, at least one."
   })
 }).annotate({ identifier: "AnswerQuestionsRequest" })

@@ -8,6 +8,17 @@ export const eventTypes = [
   "work.invalidated",
   "job.interpreted",
   "job.input_requested",
+  "proposal.presented",
+  "proposal.superseded",
+  "approval.recorded",
+  "execution.started",
+  "execution.succeeded",
+  "execution.failed",
+  "verification.succeeded",
+  "verification.failed",
+  "recovery.step",
+  "job.completed",
+  "job.failed",
   "job.cancelled"
 ] as const
 export const EventType = Schema.Literals(eventTypes).annotate({ identifier: "EventType" })

@@ -14,6 +14,14 @@ import type {
 } from "../../schema/Job.ts"
 import { isTerminal } from "../../schema/Job.ts"
 import type { EventType, JobEvent } from "../../schema/JobEvent.ts"
+import type {
+  Approval,
+  JobProposal,
+  Outcome,
+  ProposalDocument,
+  ProposalHash,
+  ProposalStatus
+} from "../../schema/Proposal.ts"
 import type { Answer, Interpretation, InterpretInput } from "../interpreter/Interpreter.ts"
 
 /**
@@ -21,6 +29,35 @@ import type { Answer, Interpretation, InterpretInput } from "../interpreter/Inte
  * Job and a command to the Job after it and the events that say what happened. Both stores apply
  * exactly these, so they cannot disagree on the rules.
  */
+
+/** The current revision's latest proposal, as the Job keeps it. */
+export interface ProposalState {
+  readonly hash: ProposalHash
+  readonly status: ProposalStatus
+  readonly document: ProposalDocument
+}
+
+/**
+ * The Job's one execution in progress: claimed with a durable number (its provider key), owned by the
+ * run that claimed it, which alone calls the provider for it, and kept until its side effect is
+ * verified, known not to have happened, or undone, even when the Job has moved to a newer revision.
+ */
+export interface ExecutionState {
+  readonly number: number
+  readonly proposalHash: ProposalHash
+  readonly offerId: string
+  readonly key: string
+  /** The revision it executes, and the run of that revision that owns it. */
+  readonly revision: number
+  readonly run: number
+  /** `calling`: no answer known yet; `succeeded`: the side effect stands (`reference`); `undoing`: to compensate. */
+  readonly phase: "calling" | "succeeded" | "undoing"
+  readonly reference: string | null
+  /** Provider answers that failed transiently (or did not come) so far. */
+  readonly attempts: number
+  /** Why it is undone, when it is: a failed verification re-plans without its offer. */
+  readonly undoReason: string | null
+}
 
 /** Everything the service keeps of a Job; the API shows it through `toView`. */
 export interface JobRecord {
@@ -35,8 +72,31 @@ export interface JobRecord {
   readonly questions: ReadonlyArray<Question>
   /** Every answer given, oldest first, with the question it answered. */
   readonly answers: ReadonlyArray<Answer>
+  readonly proposal: ProposalState | null
+  /** Offers this revision will not propose again (rejected, failed, or not as verified). */
+  readonly excludedOffers: ReadonlyArray<string>
+  /** Proposals decided (approved or rejected), each once. */
+  readonly decided: ReadonlyArray<ProposalHash>
+  /** The last execution number given; the next claim takes one more. */
+  readonly executions: number
+  readonly execution: ExecutionState | null
+  /** Set by a cancellation that must first undo an execution. */
+  readonly cancelling: boolean
+  readonly outcome: Outcome | null
+  /**
+   * Which run of the revision does its work: a new one begins whenever the Job, having waited for a
+   * person, has work again (an approval, a rejection, an expiry), so that a run ends when the Job waits.
+   */
+  readonly run: number
   readonly createdAt: string
   readonly updatedAt: string
+}
+
+/** A proposal stored once, as the canonical bytes its hash names. */
+export interface StoredProposal {
+  readonly hash: ProposalHash
+  readonly bytes: string
+  readonly createdAt: string
 }
 
 /** An event before the store gives it a position. */
@@ -49,7 +109,69 @@ export interface NewEvent {
 export interface Change {
   readonly record: JobRecord
   readonly events: ReadonlyArray<NewEvent>
+  /** Written in the same transaction: a proposal presented, a decision recorded, an approval consumed. */
+  readonly proposal?: StoredProposal | undefined
+  readonly approval?: Approval | undefined
+  readonly consumes?: ProposalHash | undefined
 }
+
+/** What a new Job has of the work after its interpretation: nothing yet. */
+const noWork = {
+  proposal: null,
+  excludedOffers: [],
+  decided: [],
+  executions: 0,
+  execution: null,
+  cancelling: false,
+  outcome: null,
+  run: 0
+} as const
+
+/** Part 1 kept fewer members: a record stored then reads with their starting values. */
+export const fromStored = (stored: unknown): JobRecord => ({ ...noWork, ...(stored as JobRecord) })
+
+/** A unit of background work: one run of one revision of a Job. */
+export interface RunRef {
+  readonly accountId: AccountId
+  readonly jobId: JobId
+  readonly revision: number
+  readonly run: number
+}
+
+const workingStatuses: ReadonlySet<JobStatus> = new Set([
+  "interpreting",
+  "planning",
+  "executing",
+  "verifying",
+  "recovering"
+])
+
+/**
+ * The runs a Job needs: its current run while it has work of its own (it is not waiting for a person
+ * and not ended), and the run that owns its execution, until that execution is settled.
+ */
+export const runsOf = (record: JobRecord): ReadonlyArray<RunRef> => {
+  const runs: Array<RunRef> = []
+  const ref = (revision: number, run: number) => ({ accountId: record.accountId, jobId: record.id, revision, run })
+  if (workingStatuses.has(record.status)) runs.push(ref(record.revision, record.run))
+  const execution = record.execution
+  if (execution !== null && !(execution.revision === record.revision && execution.run === record.run)) {
+    runs.push(ref(execution.revision, execution.run))
+  }
+  return runs
+}
+
+/** When the open proposal expires, if one is open. */
+export const openUntil = (record: JobRecord): string | null =>
+  record.status === "awaiting_approval" && record.proposal?.status === "open"
+    ? record.proposal.document.expiresAt
+    : null
+
+const proposalView = (proposal: ProposalState): JobProposal => ({
+  proposalHash: proposal.hash,
+  status: proposal.status,
+  document: proposal.document
+})
 
 export const newJobId = (): JobId => `job_${randomBytes(12).toString("hex")}` as JobId
 const newConstraintId = () => `con_${randomBytes(8).toString("hex")}`
@@ -62,8 +184,8 @@ export const toView = (record: JobRecord): Job => ({
   constraints: [...record.callerConstraints, ...record.interpretedConstraints],
   objective: record.objective,
   questions: record.questions,
-  proposal: null,
-  outcome: null,
+  proposal: record.proposal === null ? null : proposalView(record.proposal),
+  outcome: record.outcome,
   createdAt: record.createdAt,
   updatedAt: record.updatedAt
 })
@@ -110,14 +232,44 @@ const invalidated = (record: JobRecord): NewEvent => ({
 
 /** A new revision that goes back to interpreting: what the last interpretation said is set aside. */
 const reinterpret = (record: JobRecord, now: string): JobRecord => ({
-  ...record,
-  revision: record.revision + 1,
+  ...nextRevision(record, now),
   status: "interpreting",
   interpretedConstraints: [],
   objective: null,
-  questions: [],
+  questions: []
+})
+
+/** A new revision: the last one's proposal and plans are set aside (its execution, if any, is undone by its run). */
+const nextRevision = (record: JobRecord, now: string): JobRecord => ({
+  ...record,
+  revision: record.revision + 1,
+  proposal: null,
+  excludedOffers: [],
+  run: 0,
   updatedAt: now
 })
+
+/** What a new revision sets aside besides the interpretation: an open proposal, an execution under way. */
+const setAside = (record: JobRecord): ReadonlyArray<NewEvent> => [
+  ...(record.proposal?.status === "open"
+    ? [{
+      type: "proposal.superseded" as const,
+      data: { proposalHash: record.proposal.hash, reason: "revised", proposalStatus: "superseded" }
+    }]
+    : []),
+  ...(record.execution !== null && record.execution.revision === record.revision
+    ? [{
+      type: "work.invalidated" as const,
+      data: {
+        revision: record.revision,
+        work: "execution",
+        status: record.status,
+        proposalHash: record.execution.proposalHash,
+        executionNumber: record.execution.number
+      }
+    }]
+    : [])
+]
 
 export const create = (id: JobId, accountId: AccountId, input: CreateJobRequest, now: string): Change => {
   const callerConstraints = name(input.constraints, "caller")
@@ -133,6 +285,7 @@ export const create = (id: JobId, accountId: AccountId, input: CreateJobRequest,
       objective: null,
       questions: [],
       answers: [],
+      ...noWork,
       createdAt: now,
       updatedAt: now
     },
@@ -158,7 +311,8 @@ export const changeConstraints = (
     record: next,
     events: [
       { type: "job.revised", data: { cause: "constraints", constraints: callerConstraints } },
-      invalidated(record)
+      invalidated(record),
+      ...setAside(record)
     ]
   })
 }
@@ -202,21 +356,61 @@ export const answer = (
   const revised: NewEvent = { type: "job.revised", data: { cause: "answers", answers: given } }
   if (open.length > 0) {
     return Result.succeed({
-      record: { ...record, revision: record.revision + 1, questions: open, answers, updatedAt: now },
-      events: [revised]
+      record: { ...nextRevision(record, now), questions: open, answers },
+      events: [revised, ...setAside(record)]
     })
   }
-  return Result.succeed({ record: { ...reinterpret(record, now), answers }, events: [revised, invalidated(record)] })
+  return Result.succeed({
+    record: { ...reinterpret(record, now), answers },
+    events: [revised, invalidated(record), ...setAside(record)]
+  })
 }
 
-/** Cancelling changes the status, not the revision. */
-export const cancel = (record: JobRecord, now: string): Result.Result<Change, InvalidState> =>
-  isTerminal(record.status)
-    ? Result.fail(terminalState(record))
-    : Result.succeed({
-      record: { ...record, status: "cancelled", updatedAt: now },
-      events: [{ type: "job.cancelled", data: { previousStatus: record.status } }]
+/**
+ * Cancelling changes the status, not the revision. A Job whose execution may have had a side effect is
+ * `recovering` first: the execution's run undoes it, then the Job is `cancelled`. Asking again while
+ * that goes on changes nothing.
+ */
+export const cancel = (record: JobRecord, now: string): Result.Result<Change, InvalidState> => {
+  if (isTerminal(record.status)) return Result.fail(terminalState(record))
+  if (record.cancelling) return Result.succeed({ record, events: [] })
+  // After `job.cancelled`, which says all the cancellation changes (the open proposal included).
+  const superseded: ReadonlyArray<NewEvent> = record.proposal?.status === "open"
+    ? [{
+      type: "proposal.superseded",
+      data: {
+        proposalHash: record.proposal.hash,
+        reason: "cancelled",
+        proposalStatus: "superseded",
+        status: "cancelled"
+      }
+    }]
+    : []
+  if (record.execution === null) {
+    const proposal = record.proposal?.status === "open"
+      ? { ...record.proposal, status: "superseded" as const }
+      : record.proposal
+    return Result.succeed({
+      record: { ...record, proposal, status: "cancelled", updatedAt: now },
+      events: [{ type: "job.cancelled", data: { previousStatus: record.status } }, ...superseded]
     })
+  }
+  return Result.succeed({
+    record: { ...record, status: "recovering", cancelling: true, updatedAt: now },
+    events: [{
+      type: "work.invalidated",
+      data: {
+        revision: record.revision,
+        work: "execution",
+        status: record.status,
+        cause: "cancel",
+        proposalHash: record.execution.proposalHash,
+        executionNumber: record.execution.number,
+        nextStatus: "recovering"
+      }
+    }]
+  })
+}
 
 /** What the interpreter is given for the Job's current revision. */
 export const interpretInput = (record: JobRecord): Omit<InterpretInput, "createdAt"> => ({
@@ -279,19 +473,20 @@ export const applyEvent = (job: Job | undefined, event: JobEvent): Job => {
       updatedAt: event.occurredAt
     }
   }
+  const status = (data.status as JobStatus | undefined) ?? job?.status
   if (job === undefined) throw new Error(`${event.type} at ${event.position} has no job.created before it`)
   switch (event.type) {
     case "job.revised": {
+      const revised = { ...job, ...at, proposal: null }
       if (data.cause === "constraints") {
-        return { ...job, ...at, status: "interpreting", constraints: data.constraints, objective: null, questions: [] }
+        return { ...revised, status: "interpreting", constraints: data.constraints, objective: null, questions: [] }
       }
       const answered = new Set((data.answers as ReadonlyArray<Answer>).map((answer) => answer.questionId))
       const open = job.questions.filter((question) => !answered.has(question.id))
       return open.length > 0
-        ? { ...job, ...at, questions: open }
+        ? { ...revised, questions: open }
         : {
-          ...job,
-          ...at,
+          ...revised,
           status: "interpreting",
           constraints: callerOnly(job.constraints),
           objective: null,
@@ -309,9 +504,41 @@ export const applyEvent = (job: Job | undefined, event: JobEvent): Job => {
         questions: event.type === "job.interpreted" ? [] : data.questions
       }
     case "job.cancelled":
-      return { ...job, ...at, status: "cancelled" }
+      return {
+        ...job,
+        ...at,
+        status: "cancelled",
+        proposal: job.proposal?.status === "open" ? { ...job.proposal, status: "superseded" } : job.proposal
+      }
     case "work.invalidated":
-      return { ...job, ...at }
+      return { ...job, ...at, status: (data.nextStatus as JobStatus | undefined) ?? job.status }
+    case "proposal.presented": {
+      const document = data.document as ProposalDocument
+      return {
+        ...job,
+        ...at,
+        status: status!,
+        proposal: { proposalHash: data.proposalHash, status: data.proposalStatus, document }
+      }
+    }
+    case "proposal.superseded":
+    case "approval.recorded": {
+      const proposal = job.proposal?.proposalHash === data.proposalHash
+        ? { ...job.proposal, status: data.proposalStatus as ProposalStatus }
+        : job.proposal
+      return { ...job, ...at, status: status!, proposal }
+    }
+    case "job.completed":
+      return { ...job, ...at, status: "completed", outcome: data.outcome as Outcome }
+    case "job.failed":
+      return { ...job, ...at, status: "failed" }
+    case "execution.started":
+    case "execution.succeeded":
+    case "execution.failed":
+    case "verification.succeeded":
+    case "verification.failed":
+    case "recovery.step":
+      return { ...job, ...at, status: status! }
   }
 }
 

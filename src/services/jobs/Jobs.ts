@@ -15,14 +15,14 @@ import type {
 } from "../../schema/Job.ts"
 import type { EventType, JobAsOf, JobEvent, ViewPoint } from "../../schema/JobEvent.ts"
 import { PositiveDuration } from "../access/Idempotency.ts"
-import { channel, EventSignal } from "../events/EventSignal.ts"
 import type { Interpretation, InterpretInput } from "../interpreter/Interpreter.ts"
 import * as Pruning from "../store/Pruning.ts"
 import * as StoreGuard from "../store/StoreGuard.ts"
 import * as JobLifecycle from "./JobLifecycle.ts"
-import type { Change, JobRecord } from "./JobLifecycle.ts"
-import type { JobChange, JobRef } from "./JobWork.ts"
-import { JobWork, movesWork } from "./JobWork.ts"
+import type { Change, JobRecord, RunRef } from "./JobLifecycle.ts"
+import type { MemoryState } from "./JobStore.ts"
+import * as JobStore from "./JobStore.ts"
+import { eventsPerTransaction, findIn, MemoryJobs, notFound, nowIso } from "./JobStore.ts"
 
 export interface EventPageOptions {
   /** Only this Job's events (`NotFound` when the account has no such Job). */
@@ -97,12 +97,12 @@ export class Jobs extends Context.Service<Jobs, {
   readonly latestPosition: (accountId: AccountId) => Effect.Effect<number, Unavailable>
   /** Deletes the events older than `EVENTS_RETENTION`; answers how many. */
   readonly pruneEvents: Effect.Effect<number, Unavailable>
-  /** Jobs waiting for their interpretation, oldest first (at most 100). */
-  readonly awaitingInterpretation: Effect.Effect<ReadonlyArray<JobRef>, Unavailable>
+  /** The runs that Jobs whose work is not finished need (`JobLifecycle.runsOf`), oldest Jobs first (at most 100). */
+  readonly pendingRuns: Effect.Effect<ReadonlyArray<RunRef>, Unavailable>
   /** What to interpret for `ref`, while the Job is still interpreting that revision. */
-  readonly interpretationInput: (ref: JobRef) => Effect.Effect<Option.Option<InterpretInput>, Unavailable>
+  readonly interpretationInput: (ref: RunRef) => Effect.Effect<Option.Option<InterpretInput>, Unavailable>
   /** Applies an interpretation of `ref`; false when the Job has moved on (nothing changes then). */
-  readonly recordInterpretation: (ref: JobRef, interpretation: Interpretation) => Effect.Effect<boolean, Unavailable>
+  readonly recordInterpretation: (ref: RunRef, interpretation: Interpretation) => Effect.Effect<boolean, Unavailable>
 }>()("Jobs") {}
 
 export const maxListLimit = 100
@@ -113,7 +113,6 @@ export const pruneEventsLoop = (interval?: Duration.Input) =>
 
 const isNotFound = (error: unknown): error is NotFound => error instanceof NotFound
 
-const notFound = (id: string) => new NotFound({ message: `There is no Job ${JSON.stringify(id)}.` })
 const badCursor = new InvalidRequest({ message: "cursor is not one this service gave; start again without it." })
 
 /** Cursors are opaque to callers: the position in the list, in base64url. */
@@ -147,22 +146,10 @@ const noView = (id: string, point: ViewPoint) =>
 
 const withAsOf = (job: Job, position: number): JobAsOf => ({ ...job, asOf: { jobRevision: job.jobRevision, position } })
 
-const nowIso = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis).toISOString())
-
 const toInterpretInput = (record: JobRecord): InterpretInput => ({
   ...JobLifecycle.interpretInput(record),
   createdAt: DateTime.makeUnsafe(record.createdAt)
 })
-
-const changeOf = (record: JobRecord): JobChange => ({
-  accountId: record.accountId,
-  jobId: record.id,
-  revision: record.revision,
-  status: record.status
-})
-
-/** Events a transaction may append: positions are its transaction id times this, plus 0, 1, ... */
-const eventsPerTransaction = 64
 
 /** Events deleted by one statement of the prune. */
 const pruneBatchSize = 1000
@@ -185,115 +172,32 @@ const toEvent = (row: EventRow): JobEvent => ({
   occurredAt: row.occurred_at.toISOString()
 })
 
-/**
- * PostgreSQL. An event's position is `xid * 64 + n`: the id of the transaction that appended it (a
- * `xid8`, kept in `job_events.xid`) and its place within it. A reader that publishes only events whose
- * transaction precedes every transaction still running (`xid < pg_snapshot_xmin(pg_current_snapshot())`,
- * that is `position < xmin * 64`) publishes a prefix that only ever grows at its end, so no event can
- * appear behind one already read. Every transaction that appends events of a Job takes that Job's row
- * lock before it writes anything (its transaction id is assigned then), so a Job's events are in the
- * order its changes committed.
- */
-export const layerLive = Layer.effect(Jobs)(Effect.gen(function*() {
+/** PostgreSQL: reads here, every change through `JobStore` (see there for how positions are made). */
+const live = Layer.effect(Jobs)(Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const guard = yield* StoreGuard.make("jobs")
-  const work = yield* JobWork
-  const signal = yield* EventSignal
+  const store = yield* JobStore.JobStore
   const { retention } = yield* EventsConfig
   const retentionMillis = Duration.toMillis(retention)
-
-  const parse = (text: string) => JSON.parse(text) as JobRecord
 
   /** The first position no reader may publish yet: every event before it is committed, for good. */
   const horizon = sql`(pg_snapshot_xmin(pg_current_snapshot())::text::bigint * ${eventsPerTransaction})`
 
-  // Announced on commit: by NOTIFY to every process on PostgreSQL, directly to this one on the embedded store.
-  const announce = (accountId: AccountId) =>
-    signal.viaNotify
-      ? Effect.asVoid(sql`SELECT pg_notify(${channel}, ${accountId})`)
-      : sql.afterCommit(signal.wake(accountId))
-
-  const appendEvents = (record: JobRecord, change: Change) =>
-    Effect.gen(function*() {
-      const [row] = yield* sql<{ readonly xid: string; readonly used: number }>`
-        SELECT x.xid::text AS xid, (
-          SELECT count(*)::int FROM job_events
-          WHERE position >= x.xid::text::bigint * ${eventsPerTransaction}
-            AND position < (x.xid::text::bigint + 1) * ${eventsPerTransaction}
-        ) AS used
-        FROM (SELECT pg_current_xact_id() AS xid) x`
-      const first = Number(BigInt(row!.xid) * BigInt(eventsPerTransaction)) + row!.used
-      if (row!.used + change.events.length > eventsPerTransaction) {
-        return yield* Effect.die(new Error("too many events in one transaction"))
-      }
-      const rows = change.events.map((event, i) => ({
-        position: first + i,
-        account_id: record.accountId,
-        job_id: record.id,
-        job_revision: record.revision,
-        type: event.type,
-        data: JSON.stringify(event.data),
-        occurred_at: new Date(record.updatedAt)
-      }))
-      yield* sql`INSERT INTO job_events ${sql.insert(rows as unknown as [Record<string, unknown>])}`
-      const view = JSON.stringify(JobLifecycle.toView(record))
-      yield* sql`
-        INSERT INTO job_revisions (job_id, revision, snapshot, first_position, last_position)
-        VALUES (${record.id}, ${record.revision}, ${view}, ${first}, ${first + rows.length - 1})
-        ON CONFLICT (job_id, revision) DO UPDATE SET snapshot = EXCLUDED.snapshot, last_position = EXCLUDED.last_position`
-      yield* announce(record.accountId)
-    })
-
-  const notifyAfterCommit = (record: JobRecord) =>
-    movesWork(record.status) ? sql.afterCommit(work.notify(changeOf(record))) : Effect.void
-
-  const create = (accountId: AccountId, input: CreateJobRequest) =>
-    guard(Effect.gen(function*() {
-      const change = JobLifecycle.create(JobLifecycle.newJobId(), accountId, input, yield* nowIso)
-      const { record } = change
-      return yield* sql.withTransaction(Effect.gen(function*() {
-        yield* sql`
-          INSERT INTO jobs (id, account_id, revision, status, record, created_at, updated_at)
-          VALUES (${record.id}, ${accountId}, ${record.revision}, ${record.status}, ${JSON.stringify(record)},
-            ${new Date(record.createdAt)}, ${new Date(record.updatedAt)})`
-        yield* appendEvents(record, change)
-        yield* notifyAfterCommit(record)
-        return JobLifecycle.toView(record)
-      }))
-    }))
+  const parse = (text: string) => JobLifecycle.fromStored(JSON.parse(text))
 
   const find = (accountId: AccountId, id: string) =>
     sql<{ readonly record: string }>`SELECT record FROM jobs WHERE id = ${id} AND account_id = ${accountId}`.pipe(
       Effect.flatMap(([row]) => row === undefined ? Effect.fail(notFound(id)) : Effect.succeed(parse(row.record)))
     )
 
-  /** Locks the Job, applies `decide`, and writes the change with its events, all in one transaction. */
-  const mutate = <E>(
-    accountId: AccountId,
-    id: string,
-    decide: (record: JobRecord, now: string) => Result.Result<Change, E>
-  ) =>
+  const create = (accountId: AccountId, input: CreateJobRequest) =>
     Effect.gen(function*() {
-      const now = yield* nowIso
-      return yield* sql.withTransaction(Effect.gen(function*() {
-        const [row] = yield* sql<{ readonly record: string }>`
-          SELECT record FROM jobs WHERE id = ${id} AND account_id = ${accountId} FOR UPDATE`
-        if (row === undefined) return yield* Effect.fail(notFound(id))
-        const change = yield* Effect.fromResult(decide(parse(row.record), now))
-        const { record } = change
-        if (change.events.length > 0) {
-          yield* sql`
-            UPDATE jobs SET revision = ${record.revision}, status = ${record.status}, record = ${
-            JSON.stringify(record)
-          },
-              updated_at = ${new Date(record.updatedAt)}
-            WHERE id = ${id}`
-          yield* appendEvents(record, change)
-          yield* notifyAfterCommit(record)
-        }
-        return change
-      }))
+      const change = JobLifecycle.create(JobLifecycle.newJobId(), accountId, input, yield* nowIso)
+      yield* store.insert(change)
+      return JobLifecycle.toView(change.record)
     })
+
+  const mutate = store.mutate
 
   const view = <E>(effect: Effect.Effect<Change, E>) =>
     Effect.map(effect, (change) => JobLifecycle.toView(change.record))
@@ -409,10 +313,10 @@ export const layerLive = Layer.effect(Jobs)(Effect.gen(function*() {
         }
       })),
     changeConstraints: (accountId, id, input) =>
-      guard(view(mutate(accountId, id, (record, now) => JobLifecycle.changeConstraints(record, input, now)))),
+      view(mutate(accountId, id, (record, now) => JobLifecycle.changeConstraints(record, input, now))),
     answer: (accountId, id, input) =>
-      guard(view(mutate(accountId, id, (record, now) => JobLifecycle.answer(record, input, now)))),
-    cancel: (accountId, id) => guard(view(mutate(accountId, id, JobLifecycle.cancel))),
+      view(mutate(accountId, id, (record, now) => JobLifecycle.answer(record, input, now))),
+    cancel: (accountId, id) => view(mutate(accountId, id, JobLifecycle.cancel)),
     events: (accountId, id) =>
       guard(Effect.gen(function*() {
         yield* find(accountId, id)
@@ -438,15 +342,9 @@ export const layerLive = Layer.effect(Jobs)(Effect.gen(function*() {
         if (pruned < pruneBatchSize) return total
       }
     }),
-    awaitingInterpretation: guard(sql<{ readonly account_id: string; readonly id: string; readonly revision: number }>`
-      SELECT account_id, id, revision FROM jobs WHERE status = 'interpreting' ORDER BY seq LIMIT 100`).pipe(
-      Effect.map((rows) =>
-        rows.map((row): JobRef => ({
-          accountId: row.account_id as AccountId,
-          jobId: row.id as JobId,
-          revision: row.revision
-        }))
-      )
+    pendingRuns: guard(sql<{ readonly record: string }>`
+      SELECT record FROM jobs WHERE needs_run ORDER BY seq LIMIT 100`).pipe(
+      Effect.map((rows) => rows.flatMap((row) => JobLifecycle.runsOf(parse(row.record))))
     ),
     interpretationInput: (ref) =>
       guard(find(ref.accountId, ref.jobId)).pipe(
@@ -458,35 +356,16 @@ export const layerLive = Layer.effect(Jobs)(Effect.gen(function*() {
         Effect.catchIf(isNotFound, () => Effect.succeedNone)
       ),
     recordInterpretation: (ref, interpretation) =>
-      guard(mutate(
+      mutate(
         ref.accountId,
         ref.jobId,
         (record, now) => Result.succeed(JobLifecycle.interpreted(record, ref.revision, interpretation, now))
-      )).pipe(
+      ).pipe(
         Effect.map((change) => change.events.length > 0),
         Effect.catchIf(isNotFound, () => Effect.succeed(false))
       )
   }
 }))
-
-interface StoredRevision {
-  readonly revision: number
-  readonly snapshot: Job
-  readonly first: number
-  readonly last: number
-}
-
-interface MemoryState {
-  readonly jobs: ReadonlyMap<string, { readonly record: JobRecord; readonly seq: number }>
-  /** Each Job's events, and each account's, by position. */
-  readonly jobEvents: ReadonlyMap<string, ReadonlyArray<JobEvent>>
-  readonly accountEvents: ReadonlyMap<AccountId, ReadonlyArray<JobEvent>>
-  /** Each Job's revisions, in order: the Job at the end of each (so far). */
-  readonly revisions: ReadonlyMap<string, ReadonlyArray<StoredRevision>>
-  readonly prunedThrough: ReadonlyMap<AccountId, number>
-  readonly seq: number
-  readonly position: number
-}
 
 /** The index of the first of `items` (ordered by `key`) whose key is above `bound`. */
 const firstAbove = <A>(items: ReadonlyArray<A>, bound: number, key: (item: A) => number) => {
@@ -502,89 +381,13 @@ const firstAbove = <A>(items: ReadonlyArray<A>, bound: number, key: (item: A) =>
 
 const positionOf = (event: JobEvent) => event.position
 
-/** In memory, with the semantics of `layerLive`: the same rules, one atomic update per change. */
-export const layerTest = Layer.effect(Jobs)(Effect.gen(function*() {
-  const work = yield* JobWork
-  const signal = yield* EventSignal
+/** In memory, over the store the Job family's Test layers share (`MemoryJobs`), with the semantics of `layerLive`. */
+const memory = Layer.effect(Jobs)(Effect.gen(function*() {
+  const store = yield* JobStore.JobStore
+  const { state } = yield* MemoryJobs
   const { retention } = yield* EventsConfig
-  const state = yield* Ref.make<MemoryState>({
-    jobs: new Map(),
-    jobEvents: new Map(),
-    accountEvents: new Map(),
-    revisions: new Map(),
-    prunedThrough: new Map(),
-    seq: 0,
-    position: 0
-  })
-
-  const write = (current: MemoryState, change: Change, seq: number): MemoryState => {
-    const { record } = change
-    const events = change.events.map((event, i): JobEvent => ({
-      position: current.position + i + 1,
-      jobId: record.id,
-      jobRevision: record.revision,
-      type: event.type,
-      data: JSON.parse(JSON.stringify(event.data)),
-      occurredAt: record.updatedAt
-    }))
-    const revisions = current.revisions.get(record.id) ?? []
-    const previous = revisions.at(-1)
-    const revision: StoredRevision = {
-      revision: record.revision,
-      snapshot: JobLifecycle.toView(record),
-      first: previous?.revision === record.revision ? previous.first : events[0]!.position,
-      last: events[events.length - 1]!.position
-    }
-    return {
-      ...current,
-      jobs: new Map(current.jobs).set(record.id, { record, seq }),
-      jobEvents: new Map(current.jobEvents).set(record.id, [...(current.jobEvents.get(record.id) ?? []), ...events]),
-      accountEvents: new Map(current.accountEvents).set(record.accountId, [
-        ...(current.accountEvents.get(record.accountId) ?? []),
-        ...events
-      ]),
-      revisions: new Map(current.revisions).set(
-        record.id,
-        revisions.length > 0 && revisions[revisions.length - 1]!.revision === record.revision
-          ? [...revisions.slice(0, -1), revision]
-          : [...revisions, revision]
-      ),
-      seq: Math.max(current.seq, seq),
-      position: current.position + events.length
-    }
-  }
-
-  const notify = (record: JobRecord) =>
-    Effect.andThen(
-      signal.wake(record.accountId),
-      movesWork(record.status) ? work.notify(changeOf(record)) : Effect.void
-    )
-
-  const find = (current: MemoryState, accountId: AccountId, id: string) => {
-    const entry = current.jobs.get(id)
-    return entry === undefined || entry.record.accountId !== accountId ? undefined : entry
-  }
-
-  const mutate = <E>(
-    accountId: AccountId,
-    id: string,
-    decide: (record: JobRecord, now: string) => Result.Result<Change, E>
-  ) =>
-    Effect.gen(function*() {
-      const now = yield* nowIso
-      const change = yield* Ref.modify(
-        state,
-        (current): readonly [Result.Result<Change, E | NotFound>, MemoryState] => {
-          const entry = find(current, accountId, id)
-          if (entry === undefined) return [Result.fail(notFound(id)), current]
-          const decided = decide(entry.record, now)
-          if (Result.isFailure(decided) || decided.success.events.length === 0) return [decided, current]
-          return [decided, write(current, decided.success, entry.seq)]
-        }
-      ).pipe(Effect.flatMap(Effect.fromResult))
-      if (change.events.length > 0) yield* notify(change.record)
-      return change
-    })
+  const find = findIn
+  const mutate = store.mutate
 
   const view = <E>(effect: Effect.Effect<Change, E>) =>
     Effect.map(effect, (change) => JobLifecycle.toView(change.record))
@@ -660,8 +463,7 @@ export const layerTest = Layer.effect(Jobs)(Effect.gen(function*() {
     create: (accountId, input) =>
       Effect.gen(function*() {
         const change = JobLifecycle.create(JobLifecycle.newJobId(), accountId, input, yield* nowIso)
-        yield* Ref.update(state, (current) => write(current, change, current.seq + 1))
-        yield* notify(change.record)
+        yield* store.insert(change)
         return JobLifecycle.toView(change.record)
       }),
     get: (accountId, id) =>
@@ -707,12 +509,12 @@ export const layerTest = Layer.effect(Jobs)(Effect.gen(function*() {
       const cutoff = new Date(now - Duration.toMillis(retention)).toISOString()
       return yield* Ref.modify(state, (current) => prune(current, cutoff))
     }),
-    awaitingInterpretation: Effect.map(Ref.get(state), (current) =>
+    pendingRuns: Effect.map(Ref.get(state), (current) =>
       Array.from(current.jobs.values())
-        .filter(({ record }) => record.status === "interpreting")
+        .filter(({ record }) => JobLifecycle.runsOf(record).length > 0)
         .sort((a, b) => a.seq - b.seq)
         .slice(0, 100)
-        .map(({ record }) => ({ accountId: record.accountId, jobId: record.id, revision: record.revision }))),
+        .flatMap(({ record }) => JobLifecycle.runsOf(record))),
     interpretationInput: (ref) =>
       Effect.map(Ref.get(state), (current) => {
         const entry = find(current, ref.accountId, ref.jobId)
@@ -731,3 +533,9 @@ export const layerTest = Layer.effect(Jobs)(Effect.gen(function*() {
       )
   }
 }))
+
+/** PostgreSQL, changing Jobs through `JobStore.layerLive`. */
+export const layerLive = live.pipe(Layer.provide(JobStore.layerLive))
+
+/** In memory, on the store the Job family's Test layers share (`JobStore.layerTest`). */
+export const layerTest = memory.pipe(Layer.provide(JobStore.layerTest))

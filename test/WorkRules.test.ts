@@ -1,0 +1,280 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Result } from "effect"
+import fc from "fast-check"
+import type { AccountId } from "../src/schema/ApiKey.ts"
+import type { Job, JobId } from "../src/schema/Job.ts"
+import type { JobEvent } from "../src/schema/JobEvent.ts"
+import type { Interpretation } from "../src/services/interpreter/Interpreter.ts"
+import * as JobLifecycle from "../src/services/jobs/JobLifecycle.ts"
+import type { Change, JobRecord, RunRef } from "../src/services/jobs/JobLifecycle.ts"
+import * as WorkRules from "../src/services/jobs/WorkRules.ts"
+import type { Quote } from "../src/services/providers/Provider.ts"
+
+/**
+ * The rules of proposals, approvals, execution, verification and recovery, driven by random sequences
+ * of commands and provider answers: after every change, the fold of its events gives exactly the Job
+ * the change leaves (so the point-in-time view is right on these paths too), and the invariants of the
+ * design hold: no Outcome without a verification, no execution without a consumed approval of the
+ * current revision's proposal (or a free one), never more spent than approved, at most one successful
+ * execution per proposal.
+ */
+
+const objective = { kind: "reservation" as const, summary: "A table" }
+const understood: Interpretation = { _tag: "Understood", objective, constraints: [] }
+const budget = { type: "budget" as const, max: { amount: "100.00", currency: "EUR" } }
+
+const quote = (id: string, amount: string): Quote => ({
+  offer: { id, title: `Offer ${id}`, details: {} },
+  price: { amount, currency: "EUR" },
+  terms: { cancellable: true, cancellationFee: { amount: "0.00", currency: "EUR" } }
+})
+const quotes = [quote("o1", "90.00"), quote("o2", "75.00"), quote("o3", "120.00")]
+
+type Command =
+  | { readonly _tag: "interpret" }
+  | { readonly _tag: "plan"; readonly free: boolean }
+  | { readonly _tag: "decide"; readonly approve: boolean; readonly stale: boolean; readonly wrongHash: boolean }
+  | { readonly _tag: "expire" }
+  | { readonly _tag: "claim" }
+  | { readonly _tag: "call"; readonly result: "ok" | "transient" | "permanent" }
+  | { readonly _tag: "verify"; readonly ok: boolean }
+  | { readonly _tag: "undo"; readonly ok: boolean }
+  | { readonly _tag: "revise" }
+  | { readonly _tag: "cancel" }
+
+/**
+ * A command is chosen among those the Job's state accepts (`pick`), from a random number and random
+ * variants, so that sequences go deep (execution, verification, recovery) before they end; a revision
+ * or a cancellation comes rarely, at any point.
+ */
+interface Draw {
+  readonly n: number
+  readonly free: boolean
+  readonly approve: boolean
+  readonly stale: boolean
+  readonly wrongHash: boolean
+  readonly call: "ok" | "transient" | "permanent"
+  readonly ok: boolean
+}
+const rarely = fc.integer({ min: 0, max: 9 }).map((n) => n === 0)
+const draw: fc.Arbitrary<Draw> = fc.record({
+  n: fc.nat(),
+  free: rarely,
+  approve: fc.integer({ min: 0, max: 3 }).map((n) => n > 0),
+  stale: rarely,
+  wrongHash: rarely,
+  call: fc.constantFrom("ok", "ok", "transient", "permanent"),
+  ok: fc.integer({ min: 0, max: 3 }).map((n) => n > 0)
+})
+
+const pick = (record: JobRecord, d: Draw): Command => {
+  if (d.n % 25 === 0) return { _tag: "revise" }
+  if (d.n % 25 === 1) return { _tag: "cancel" }
+  const execution = record.execution
+  const settling: ReadonlyArray<Command> = execution === null
+    ? []
+    : execution.phase === "calling"
+    ? [{ _tag: "call", result: d.call }, { _tag: "undo", ok: d.ok }]
+    : execution.phase === "succeeded"
+    ? [{ _tag: "verify", ok: d.ok }]
+    : [{ _tag: "undo", ok: d.ok }]
+  const own: ReadonlyArray<Command> = record.status === "interpreting"
+    ? [{ _tag: "interpret" }]
+    : record.status === "planning"
+    ? [{ _tag: "plan", free: d.free }]
+    : record.status === "awaiting_approval"
+    ? [
+      { _tag: "decide", approve: d.approve, stale: d.stale, wrongHash: d.wrongHash },
+      ...(d.n % 7 === 0 ? [{ _tag: "expire" } as const] : [])
+    ]
+    : record.status === "executing" && execution === null
+    ? [{ _tag: "claim" }]
+    : []
+  const choices = [...settling, ...own]
+  return choices.length === 0 ? { _tag: "revise" } : choices[d.n % choices.length]!
+}
+
+/** The run that acts: the execution's owner when there is one, else the Job's current run. */
+const runOf = (record: JobRecord): RunRef => {
+  const execution = record.execution
+  return {
+    accountId: record.accountId,
+    jobId: record.id,
+    revision: execution?.revision ?? record.revision,
+    run: execution?.run ?? record.run
+  }
+}
+
+const apply = (record: JobRecord, c: Command, now: string, later: string): Change | undefined => {
+  const ref = runOf(record)
+  const execution = record.execution
+  switch (c._tag) {
+    case "interpret":
+      return JobLifecycle.interpreted(record, record.revision, understood, now)
+    case "plan":
+      return WorkRules.present(record, { ...ref, revision: record.revision, run: record.run }, {
+        provider: "sandbox",
+        quotes: c.free ? [quote("free", "0.00")] : quotes,
+        ttlMillis: 60_000
+      }, now)
+    case "decide": {
+      const hash = record.proposal?.hash ?? WorkRules.hashOf("none")
+      const decided = WorkRules.decide(
+        record,
+        {
+          proposalHash: c.wrongHash ? WorkRules.hashOf("other") : hash,
+          jobRevision: c.stale ? record.revision + 1 : record.revision,
+          decision: c.approve ? "approve" : "reject"
+        },
+        "key_1",
+        now
+      )
+      return Result.isSuccess(decided) ? decided.success : undefined
+    }
+    case "expire":
+      return WorkRules.expire(record, later)
+    case "claim": {
+      const claimed = WorkRules.claim(record, { ...ref, revision: record.revision, run: record.run }, now)
+      return claimed._tag === "Blocked" ? undefined : claimed.change
+    }
+    case "call":
+      return execution === null ? undefined : WorkRules.executed(
+        record,
+        execution.number,
+        c.result === "ok"
+          ? { _tag: "Succeeded", reference: `ref-${execution.key}` }
+          : c.result === "transient"
+          ? { _tag: "Transient", error: "busy" }
+          : { _tag: "Permanent", error: "no" },
+        now
+      )
+    case "verify": {
+      if (execution === null || record.proposal === null) return undefined
+      const document = record.proposal.document
+      const spent = c.ok ? document.spend : { ...document.spend, amount: "999.00" }
+      return WorkRules.verified(
+        record,
+        execution.number,
+        "sandbox",
+        WorkRules.compare(document, {
+          key: execution.key,
+          state: "succeeded",
+          reference: execution.reference ?? "ref",
+          offerId: document.offer.id,
+          spent,
+          terms: document.terms
+        }),
+        now
+      )
+    }
+    case "undo":
+      return execution === null
+        ? undefined
+        : WorkRules.undone(
+          record,
+          execution.number,
+          c.ok ? { _tag: "Undone", hadEffect: execution.reference !== null } : { _tag: "Failed", error: "refused" },
+          now
+        )
+    case "revise": {
+      const revised = JobLifecycle.changeConstraints(record, {
+        jobRevision: record.revision,
+        constraints: [budget, { type: "note", text: `r${record.revision}` }]
+      }, now)
+      return Result.isSuccess(revised) ? revised.success : undefined
+    }
+    case "cancel": {
+      const cancelled = JobLifecycle.cancel(record, now)
+      return Result.isSuccess(cancelled) ? cancelled.success : undefined
+    }
+  }
+}
+
+describe("WorkRules", () => {
+  it("fold gives the Job every change leaves, and the invariants hold on every path", () =>
+    fc.assert(
+      fc.property(fc.array(draw, { maxLength: 60 }), (draws) => {
+        let position = 0
+        const log: Array<JobEvent> = []
+        const eventsOf = (change: Change): ReadonlyArray<JobEvent> =>
+          change.events.map((event) => {
+            const logged: JobEvent = {
+              position: ++position,
+              jobId: change.record.id,
+              jobRevision: change.record.revision,
+              type: event.type,
+              data: JSON.parse(JSON.stringify(event.data)),
+              occurredAt: change.record.updatedAt
+            }
+            log.push(logged)
+            return logged
+          })
+        const start = Date.UTC(2026, 10, 24)
+        const created = JobLifecycle.create("job_1" as JobId, "acct" as AccountId, {
+          request: "A table",
+          constraints: [budget]
+        }, new Date(start).toISOString())
+        let record = created.record
+        let view: Job | undefined = JobLifecycle.fold(undefined, eventsOf(created))
+        const consumed = new Set<string>()
+        const succeeded = new Map<string, number>()
+        draws.forEach((d, i) => {
+          const c = pick(record, d)
+          const now = new Date(start + 1000 * (i + 1)).toISOString()
+          const later = new Date(start + 1000 * (i + 1) + 120_000).toISOString()
+          const before = record
+          const change = apply(record, c, now, later)
+          if (change === undefined || change.events.length === 0) return
+          record = change.record
+          view = JobLifecycle.fold(view, eventsOf(change))
+          assert.deepStrictEqual(view, JobLifecycle.toView(record), `after ${JSON.stringify(c)}`)
+          for (const event of change.events) {
+            const data = event.data as Record<string, unknown>
+            if (event.type === "execution.started") {
+              // Only the current revision's approved (or free) proposal, consumed once.
+              assert.strictEqual(before.proposal?.status, "approved")
+              assert.strictEqual(before.proposal?.hash, data.proposalHash)
+              assert.strictEqual(before.proposal?.document.jobRevision, before.revision)
+              assert.isFalse(consumed.has(String(data.proposalHash)))
+              consumed.add(String(data.proposalHash))
+            }
+            if (event.type === "execution.succeeded") {
+              const hash = String(data.proposalHash)
+              succeeded.set(hash, (succeeded.get(hash) ?? 0) + 1)
+              assert.isAtMost(succeeded.get(hash)!, 1)
+            }
+            if (event.type === "proposal.presented") {
+              const spend = data.spend as { amount: string; currency: string }
+              assert.isTrue(WorkRules.atMost(spend, budget.max), `spend ${spend.amount} within the budget`)
+            }
+          }
+          if (record.outcome !== null && before.outcome === null) {
+            assert.isTrue(change.events.some((event) => event.type === "verification.succeeded"))
+            assert.isTrue(WorkRules.atMost(record.outcome.spent, record.proposal!.document.spend))
+          }
+        })
+        assert.deepStrictEqual(JobLifecycle.fold(undefined, log), JobLifecycle.toView(record))
+      }),
+      { numRuns: 1000 }
+    ))
+
+  it("hashes the RFC 8785 bytes of the document", () => {
+    const created = JobLifecycle.create("job_2" as JobId, "acct" as AccountId, {
+      request: "A table",
+      constraints: [budget]
+    }, "2026-11-24T00:00:00.000Z")
+    const interpreted = JobLifecycle.interpreted(created.record, 1, understood, "2026-11-24T00:00:01.000Z")
+    const change = WorkRules.present(
+      interpreted.record,
+      { accountId: "acct" as AccountId, jobId: "job_2" as JobId, revision: 1, run: 0 },
+      { provider: "sandbox", quotes, ttlMillis: 1000 },
+      "2026-11-24T00:00:02.000Z"
+    )
+    const stored = change.proposal!
+    assert.match(stored.hash, /^sha256:[0-9a-f]{64}$/)
+    assert.strictEqual(stored.bytes, WorkRules.canonicalBytes(JSON.parse(stored.bytes)))
+    assert.isTrue(stored.bytes.startsWith("{\"constraints\":[{\"id\":"))
+    assert.strictEqual(JSON.parse(stored.bytes).spend.amount, "90.00")
+    assert.strictEqual(stored.hash, WorkRules.hashOf(stored.bytes))
+  })
+})
