@@ -1,4 +1,5 @@
-import { Config, Context, Data, Effect, Option, Schema } from "effect"
+import type { Effect } from "effect"
+import { Config, Context, Data, Option, Schema } from "effect"
 import type { Constraint, Money, Objective } from "../../schema/Constraint.ts"
 import type { JobId } from "../../schema/JobRef.ts"
 import type { Offer, ProposalDocument, ProposalHash, Terms } from "../../schema/Proposal.ts"

@@ -1,0 +1,341 @@
+import canonicalize from "canonicalize"
+import { Context, Duration, Effect, Layer, Option, Ref, Semaphore } from "effect"
+import { SqlClient } from "effect/sql"
+import { createHash } from "node:crypto"
+import type { Constraint, Money } from "../../schema/Constraint.ts"
+import type { Unavailable } from "../../schema/Errors.ts"
+import type { ProposalDocument } from "../../schema/Proposal.ts"
+import * as StoreGuard from "../store/StoreGuard.ts"
+import type { Inspection, Quote, QuoteRequest } from "./Provider.ts"
+import { ProviderPermanent, Providers, ProviderTimeout, ProviderTransient } from "./Provider.ts"
+
+/**
+ * The sandbox provider: deterministic offers, and a ledger of what each idempotency key did, kept in
+ * the service's database (the Live layer) so that a test, the demo or an operator can see that no side
+ * effect ever happened twice. Like a payment sandbox's magic card numbers, a caller constraint
+ * `{type: "note", text: "sandbox:<directive>"}` makes it misbehave in one precise way (see `directives`).
+ */
+
+export const directives = [
+  "transient-once",
+  "permanent",
+  "timeout-once",
+  "verify-mismatch",
+  "cancel-fails",
+  "no-offers",
+  "free",
+  "slow"
+] as const
+export type Directive = typeof directives[number]
+
+export type LedgerState = "succeeded" | "failed" | "compensated"
+
+/** One key, as the CLI prints it: requests that carried it, side effects performed (0 or 1), and where it stands. */
+export interface LedgerEntry {
+  readonly key: string
+  readonly jobId: string
+  readonly proposalHash: string
+  readonly calls: number
+  readonly effects: number
+  readonly state: LedgerState
+}
+
+export class SandboxLedger extends Context.Service<SandboxLedger, {
+  /** Every key (of one Job, when given), in the order they were first sent. */
+  readonly entries: (jobId?: string) => Effect.Effect<ReadonlyArray<LedgerEntry>, Unavailable>
+}>()("SandboxLedger") {}
+
+const directivesOf = (constraints: ReadonlyArray<Constraint>): ReadonlySet<Directive> =>
+  new Set(
+    constraints.flatMap((constraint) => {
+      if (constraint.type !== "note") return []
+      const text = constraint.text.trim()
+      const name = text.startsWith("sandbox:") ? text.slice("sandbox:".length).trim() : ""
+      return (directives as ReadonlyArray<string>).includes(name) ? [name as Directive] : []
+    })
+  )
+
+const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex")
+
+const cents = (amount: string): bigint => {
+  const [whole = "0", fraction = ""] = amount.split(".")
+  return BigInt(whole) * 100n + BigInt(fraction.padEnd(2, "0").slice(0, 2))
+}
+const money = (value: bigint, currency: string): Money => ({
+  amount: `${value / 100n}.${(value % 100n).toString().padStart(2, "0")}`,
+  currency
+})
+
+const tiers = [["Premium", 90n], ["Standard", 75n], ["Basic", 60n]] as const
+
+/**
+ * Up to three offers, the same for the same objective and constraints (their ids and sources aside):
+ * within the budget when there is one, the price of one unit times the quantity.
+ */
+export const quotes = (request: QuoteRequest): ReadonlyArray<Quote> => {
+  const wants = directivesOf(request.constraints)
+  if (wants.has("no-offers")) return []
+  const seed = sha256(
+    canonicalize({
+      objective: request.objective,
+      constraints: request.constraints.map(({ id: _id, source: _source, ...input }) => input)
+    })!
+  )
+  const budget = request.constraints.find((constraint) => constraint.type === "budget")
+  const quantity = BigInt(request.constraints.find((constraint) => constraint.type === "quantity")?.count ?? 1)
+  const currency = budget?.max.currency ?? "USD"
+  const base = 2000n + BigInt(Number.parseInt(seed.slice(0, 8), 16) % 18000)
+  const summary = request.objective.summary.length > 80
+    ? `${request.objective.summary.slice(0, 79)}…`
+    : request.objective.summary
+  return tiers.flatMap(([tier, percent], i) => {
+    const unit = wants.has("free")
+      ? 0n
+      : budget === undefined
+      ? base * percent / 90n
+      : cents(budget.max.amount) * percent / 100n / quantity
+    if (unit === 0n && !wants.has("free")) return []
+    return [{
+      offer: {
+        id: `sbx_${seed.slice(0, 12)}_${i + 1}`,
+        title: `${tier} ${request.objective.kind}: ${summary}`,
+        details: { tier: tier.toLowerCase(), quantity: Number(quantity), unitPrice: money(unit, currency) }
+      },
+      price: money(unit * quantity, currency),
+      terms: { cancellable: true, cancellationFee: money(0n, currency) }
+    }]
+  })
+}
+
+const isFirstOffer = (document: ProposalDocument) => document.offer.id.endsWith("_1")
+
+interface Row {
+  readonly key: string
+  readonly jobId: string
+  readonly proposalHash: string
+  readonly document: ProposalDocument
+  readonly calls: number
+  readonly effects: number
+  readonly state: LedgerState
+  readonly reference: string
+}
+
+/** What a call does to a key's row, decided from the row as it is (none before the key's first execute). */
+interface Decision<A> {
+  readonly row: Row | undefined
+  readonly answer: Effect.Effect<A, ProviderTransient | ProviderPermanent | ProviderTimeout>
+}
+
+const executeDecision = (
+  current: Row | undefined,
+  key: string,
+  document: ProposalDocument,
+  proposalHash: string
+): Decision<{ readonly reference: string }> => {
+  const wants = directivesOf(document.constraints)
+  const row: Row = current === undefined
+    ? {
+      key,
+      jobId: document.jobId,
+      proposalHash,
+      document,
+      calls: 1,
+      effects: 0,
+      state: "failed",
+      reference: `sbx_ref_${sha256(key).slice(0, 16)}`
+    }
+    : { ...current, calls: current.calls + 1 }
+  if (wants.has("permanent") && isFirstOffer(document)) {
+    return {
+      row,
+      answer: Effect.fail(new ProviderPermanent({ message: "sandbox:permanent: this offer cannot be had" }))
+    }
+  }
+  if (wants.has("transient-once") && current === undefined) {
+    return { row, answer: Effect.fail(new ProviderTransient({ message: "sandbox:transient-once: try again" })) }
+  }
+  if (row.state === "compensated") {
+    return { row, answer: Effect.fail(new ProviderPermanent({ message: "this key's side effect was cancelled" })) }
+  }
+  if (row.effects === 1) return { row, answer: Effect.succeed({ reference: row.reference }) }
+  const performed: Row = { ...row, effects: 1, state: "succeeded" }
+  return {
+    row: performed,
+    answer: wants.has("timeout-once")
+      ? Effect.fail(new ProviderTimeout({ message: "sandbox:timeout-once: the answer was lost" }))
+      : Effect.succeed({ reference: performed.reference })
+  }
+}
+
+const inspection = (row: Row): Inspection => {
+  const spend = row.document.spend
+  const overcharged = directivesOf(row.document.constraints).has("verify-mismatch") && isFirstOffer(row.document)
+  return {
+    key: row.key,
+    state: row.state,
+    reference: row.reference,
+    offerId: row.document.offer.id,
+    spent: overcharged ? money(cents(spend.amount) + 100n, spend.currency) : spend,
+    terms: row.document.terms
+  }
+}
+
+const cancelDecision = (current: Row): Decision<void> => {
+  const row = { ...current, calls: current.calls + 1 }
+  if (directivesOf(row.document.constraints).has("cancel-fails")) {
+    return { row, answer: Effect.fail(new ProviderTransient({ message: "sandbox:cancel-fails: cannot cancel" })) }
+  }
+  return { row: row.state === "succeeded" ? { ...row, state: "compensated" } : row, answer: Effect.void }
+}
+
+const slowly = (constraints: ReadonlyArray<Constraint>) =>
+  directivesOf(constraints).has("slow") ? Effect.sleep(Duration.seconds(2)) : Effect.void
+
+const toEntry = (row: Row): LedgerEntry => ({
+  key: row.key,
+  jobId: row.jobId,
+  proposalHash: row.proposalHash,
+  calls: row.calls,
+  effects: row.effects,
+  state: row.state
+})
+
+/** The two services over one ledger: `read` a key's row (locked, in a transaction on PostgreSQL) and `write` it. */
+interface Ledger {
+  readonly change: <A>(
+    key: string,
+    decide: (row: Row | undefined) => Decision<A> | undefined
+  ) => Effect.Effect<Option.Option<A>, ProviderTransient | ProviderPermanent | ProviderTimeout>
+  readonly row: (key: string) => Effect.Effect<Option.Option<Row>, ProviderTransient>
+  readonly entries: (jobId?: string) => Effect.Effect<ReadonlyArray<LedgerEntry>, Unavailable>
+}
+
+const make = (ledger: Ledger) =>
+  Context.make(Providers, {
+    name: "sandbox",
+    quote: (request) => Effect.andThen(slowly(request.constraints), Effect.sync(() => quotes(request))),
+    execute: ({ document, key, proposalHash }) =>
+      slowly(document.constraints).pipe(
+        Effect.andThen(ledger.change(key, (row) => executeDecision(row, key, document, proposalHash))),
+        Effect.map(Option.getOrThrow)
+      ),
+    inspect: (key) =>
+      Effect.gen(function*() {
+        const found = yield* ledger.row(key)
+        if (Option.isNone(found)) return Option.none()
+        yield* slowly(found.value.document.constraints)
+        const counted = yield* ledger.change(
+          key,
+          (row) =>
+            row === undefined ? undefined : { row: { ...row, calls: row.calls + 1 }, answer: Effect.succeed(row) }
+        ).pipe(
+          Effect.catchTag(
+            ["ProviderPermanent", "ProviderTimeout"],
+            (error) => Effect.fail(new ProviderTransient(error))
+          )
+        )
+        return Option.map(counted, inspection)
+      }),
+    cancel: (key) =>
+      Effect.gen(function*() {
+        const found = yield* ledger.row(key)
+        if (Option.isNone(found)) return
+        yield* slowly(found.value.document.constraints)
+        yield* ledger.change(key, (row) => row === undefined ? undefined : cancelDecision(row))
+      })
+  }).pipe(Context.add(SandboxLedger, { entries: ledger.entries }))
+
+interface LedgerRow {
+  readonly key: string
+  readonly job_id: string
+  readonly proposal_hash: string
+  readonly document: string
+  readonly calls: number
+  readonly effects: number
+  readonly state: LedgerState
+  readonly reference: string
+}
+
+const fromRow = (row: LedgerRow): Row => ({
+  key: row.key,
+  jobId: row.job_id,
+  proposalHash: row.proposal_hash,
+  document: JSON.parse(row.document),
+  calls: row.calls,
+  effects: row.effects,
+  state: row.state,
+  reference: row.reference
+})
+
+const unavailable = () => new ProviderTransient({ message: "the sandbox's ledger cannot be reached" })
+
+/**
+ * The ledger in the service's database: each call is one short transaction that locks its key's row,
+ * so that calls with one key from any number of processes perform at most one side effect.
+ */
+export const layerLive = Layer.effectContext(Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const guard = yield* StoreGuard.make("sandbox")
+  const select = (key: string, lock: boolean) =>
+    sql<LedgerRow>`SELECT key, job_id, proposal_hash, document, calls, effects, state, reference
+      FROM sandbox_ledger WHERE key = ${key} ${lock ? sql`FOR UPDATE` : sql``}`.pipe(
+      Effect.map(([row]) => Option.map(Option.fromUndefinedOr(row), fromRow))
+    )
+  return make({
+    row: (key) => guard(select(key, false)).pipe(Effect.mapError(unavailable)),
+    change: (key, decide) =>
+      guard(sql.withTransaction(Effect.gen(function*() {
+        // A key's first execute inserts its row; concurrent first executes meet on the primary key.
+        const current = yield* select(key, true)
+        const decision = decide(Option.getOrUndefined(current))
+        if (decision === undefined) return Option.none()
+        const row = decision.row!
+        yield* sql`
+          INSERT INTO sandbox_ledger (key, job_id, proposal_hash, offer_id, document, calls, effects, state, reference)
+          VALUES (${row.key}, ${row.jobId}, ${row.proposalHash}, ${row.document.offer.id}, ${
+          JSON.stringify(row.document)
+        },
+            ${row.calls}, ${row.effects}, ${row.state}, ${row.reference})
+          ON CONFLICT (key) DO UPDATE SET calls = EXCLUDED.calls, effects = EXCLUDED.effects, state = EXCLUDED.state,
+            updated_at = now()`
+        return Option.some(decision.answer)
+      }))).pipe(
+        Effect.retry({ times: 2 }),
+        Effect.mapError(unavailable),
+        Effect.flatMap(Option.match({
+          onNone: () => Effect.succeedNone,
+          onSome: (answer) => Effect.map(answer, Option.some)
+        }))
+      ),
+    entries: (jobId) =>
+      guard(sql<LedgerRow>`
+        SELECT key, job_id, proposal_hash, document, calls, effects, state, reference FROM sandbox_ledger
+        ${jobId === undefined ? sql`` : sql`WHERE job_id = ${jobId}`}
+        ORDER BY created_at, key`).pipe(Effect.map((rows) => rows.map((row) => toEntry(fromRow(row)))))
+  })
+}))
+
+/** In memory, with the semantics of `layerLive`: one lock orders calls as the row lock does. */
+export const layerTest = Layer.effectContext(Effect.gen(function*() {
+  const rows = yield* Ref.make<ReadonlyArray<Row>>([])
+  const lock = yield* Semaphore.make(1)
+  return make({
+    row: (key) => Effect.map(Ref.get(rows), (all) => Option.fromUndefinedOr(all.find((row) => row.key === key))),
+    change: (key, decide) =>
+      Effect.gen(function*() {
+        const all = yield* Ref.get(rows)
+        const decision = decide(all.find((row) => row.key === key))
+        if (decision === undefined) return Option.none()
+        const row = decision.row!
+        yield* Ref.set(rows, all.some((r) => r.key === key) ? all.map((r) => r.key === key ? row : r) : [...all, row])
+        return Option.some(decision.answer)
+      }).pipe(
+        lock.withPermits(1),
+        Effect.flatMap(
+          Option.match({ onNone: () => Effect.succeedNone, onSome: (answer) => Effect.map(answer, Option.some) })
+        )
+      ),
+    entries: (jobId) =>
+      Effect.map(Ref.get(rows), (all) => all.filter((row) => jobId === undefined || row.jobId === jobId).map(toEntry))
+  })
+}))
