@@ -7,8 +7,13 @@ import * as Idempotency from "./services/access/Idempotency.ts"
 import * as EventFeed from "./services/events/EventFeed.ts"
 import * as EventSignal from "./services/events/EventSignal.ts"
 import * as Interpreter from "./services/interpreter/Interpreter.ts"
+import * as Approvals from "./services/jobs/Approvals.ts"
 import * as Jobs from "./services/jobs/Jobs.ts"
+import * as JobStore from "./services/jobs/JobStore.ts"
 import * as JobWork from "./services/jobs/JobWork.ts"
+import * as Proposals from "./services/jobs/Proposals.ts"
+import * as Verifier from "./services/jobs/Verifier.ts"
+import * as Providers from "./services/providers/Configured.ts"
 import * as Database from "./services/store/Database.ts"
 import * as Migrations from "./services/store/Migrations.ts"
 import * as Waitlist from "./services/waitlist/Waitlist.ts"
@@ -30,7 +35,18 @@ const RunnerLive = Layer.unwrap(
   )
 )
 const JobsLive = Layer.mergeAll(RunnerLive, Idempotency.pruneLoop(), Jobs.pruneEventsLoop(), EventFeed.layer).pipe(
-  Layer.provideMerge(Layer.mergeAll(Jobs.layerLive, Idempotency.layerLive, ApiKeys.layerLive)),
+  Layer.provideMerge(
+    Layer.mergeAll(
+      Jobs.layerLive,
+      Proposals.layerLive,
+      Approvals.layerLive,
+      JobStore.layerLive,
+      Verifier.layer,
+      Idempotency.layerLive,
+      ApiKeys.layerLive
+    )
+  ),
+  Layer.provideMerge(Providers.layer),
   Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layerStore))
 )
 

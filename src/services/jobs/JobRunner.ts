@@ -3,108 +3,89 @@ import { Cause, Duration, Effect, Layer, Option, Schedule, Schema } from "effect
 import * as ClusterWorkflowEngine from "effect/cluster/ClusterWorkflowEngine"
 import * as SingleRunner from "effect/cluster/SingleRunner"
 import * as Activity from "effect/workflow/Activity"
-import * as DurableDeferred from "effect/workflow/DurableDeferred"
 import * as Workflow from "effect/workflow/Workflow"
 import * as WorkflowEngine from "effect/workflow/WorkflowEngine"
-import { NotFound } from "../../schema/ApiErrors.ts"
 import { AccountId } from "../../schema/ApiKey.ts"
 import { JobId } from "../../schema/Job.ts"
-import { Interpreter } from "../interpreter/Interpreter.ts"
 import { DatabaseConfig } from "../store/Database.ts"
+import type { RunRef } from "./JobLifecycle.ts"
 import { Jobs } from "./Jobs.ts"
-import type { JobChange, JobRef } from "./JobWork.ts"
 import { JobWork } from "./JobWork.ts"
+import { Proposals } from "./Proposals.ts"
+import * as Work from "./Work.ts"
 
 /**
- * The work of one revision of a Job, run by effect/workflow's engine: with effect/cluster's SQL
- * storage on PostgreSQL (`engineSql`), each step is recorded in the same database, so that after a
- * crash the engine delivers the run again and it goes on from its last recorded step, in whichever
- * process then holds the Job's shard.
+ * The work of one run of a revision of a Job (`JobLifecycle.RunRef`), run by effect/workflow's engine:
+ * with effect/cluster's SQL storage on PostgreSQL (`engineSql`), each step is recorded in the same
+ * database, so that after a crash the engine delivers the run again and it goes on from its last
+ * recorded step, in whichever process then holds the Job's shard.
  *
- * A revision is interpreted (an activity), and then, if the interpretation asks questions, waits for
- * its input (a durable deferred). The input never arrives in the old revision: answers, like new
- * constraints, commit a new revision, and the runner interrupts the old revision's run and starts the
- * new one's; cancelling interrupts the current one.
+ * A run is a sequence of steps (`Work.advance`), each an activity: interpret, plan, claim, call the
+ * provider, verify, undo. It ends when the Job waits for a person (questions, a proposal to decide) or
+ * has ended; what moves it on later (an answer, a decision, an expiry) begins a new revision or a new
+ * run. A run is never interrupted: a newer revision or a cancellation is seen by the run's next step,
+ * which stops before any further side effect and undoes what stands.
  */
-export const JobRevision = Workflow.make("JobRevision", {
-  payload: { accountId: AccountId, jobId: JobId, revision: Schema.Int },
-  idempotencyKey: ({ jobId, revision }) => `${jobId}/${revision}`
+export const JobRun = Workflow.make("JobRun", {
+  payload: { accountId: AccountId, jobId: JobId, revision: Schema.Int, run: Schema.Int },
+  idempotencyKey: ({ jobId, revision, run }) => `${jobId}/${revision}/${run}`
 })
 
-/** What a revision waits on while its questions are open; it ends by interruption (see `JobRevision`). */
-export const InputGiven = DurableDeferred.make("InputGiven")
+const Next = Schema.Literals(["continue", "stop"])
 
-const Outcome = Schema.Literals(["awaiting_input", "moved_on"])
+/** The most steps one run takes: far more than any run needs; a guard against a loop. */
+const maxSteps = 500
 
 /** A store that cannot answer is waited out: the step is retried until it can. */
 const storeRetry = Schedule.min([Schedule.exponential(Duration.millis(200), 2), Schedule.spaced(Duration.seconds(30))])
 
-/** Registers `JobRevision`'s body with the engine. */
-export const layerWorkflow = JobRevision.toLayer(Effect.fnUntraced(function*(ref) {
-  const jobs = yield* Jobs
-  const interpreter = yield* Interpreter
-  // At least once, like every activity: after a crash it may run again. Recording applies only while
-  // the Job still interprets this revision, so a second run changes nothing and answers the same.
-  const interpret = Activity.make({
-    name: "interpret",
-    success: Outcome,
-    execute: jobs.interpretationInput(ref).pipe(
-      Effect.flatMap(Option.match({
-        onNone: () => Effect.void,
-        onSome: (input) =>
-          interpreter.interpret(input).pipe(Effect.flatMap((result) => jobs.recordInterpretation(ref, result)))
-      })),
-      Effect.andThen(jobs.get(ref.accountId, ref.jobId)),
-      Effect.map((job) =>
-        job.jobRevision === ref.revision && job.status === "awaiting_input" ? "awaiting_input" as const : "moved_on"
-      ),
-      Effect.catchIf((error) => error instanceof NotFound, () => Effect.succeed("moved_on" as const)),
-      Effect.tapError((error) => Effect.logWarning("job interpretation waits for the store", error.message)),
-      Effect.retry(storeRetry),
-      Effect.orDie
-    )
-  })
-  if ((yield* interpret) === "awaiting_input") yield* DurableDeferred.await(InputGiven)
+/** Registers `JobRun`'s body with the engine. */
+export const layerWorkflow = JobRun.toLayer(Effect.fnUntraced(function*(ref) {
+  const work = yield* Work.Work
+  for (let step = 1; step <= maxSteps; step++) {
+    // At least once, like every activity: a step run again after a crash changes nothing twice.
+    const next = yield* Activity.make({
+      name: `step-${step}`,
+      success: Next,
+      execute: work.advance(ref).pipe(
+        Effect.tapError((error) => Effect.logWarning("job work waits for the store", error.message)),
+        Effect.retry(storeRetry),
+        Effect.orDie
+      )
+    })
+    if (next === "stop") return
+  }
+  yield* Effect.logError("a job run took too many steps", { jobId: ref.jobId, revision: ref.revision })
 }))
 
 /**
- * Starts and stops `JobRevision` runs as changes commit (`JobWork`), and sweeps the store for Jobs
- * still `interpreting` (at start, then every `sweepInterval`): a change whose signal was lost with its
- * process is started then. Starting is idempotent (the run's id is the Job's id and revision), and so
- * is interrupting a run that has ended or never began.
+ * Starts runs as changes commit (`JobWork`), and sweeps the store (at start, then every
+ * `sweepInterval`) for the runs Jobs still need (a signal lost with its process is found then) and for
+ * proposals past their expiry. Starting is idempotent: the run's id is its Job, revision and run.
  */
 export const layerSignals = (options: { readonly sweepInterval?: Duration.Input | undefined } = {}) =>
   Layer.effectDiscard(Effect.gen(function*() {
     const jobs = yield* Jobs
+    const proposals = yield* Proposals
     const work = yield* JobWork
 
-    const start = (ref: JobRef) =>
-      JobRevision.execute({ accountId: ref.accountId, jobId: ref.jobId, revision: ref.revision }, { discard: true })
-    const interrupt = (ref: JobRef) =>
-      JobRevision.executionId({ accountId: ref.accountId, jobId: ref.jobId, revision: ref.revision }).pipe(
-        Effect.flatMap((executionId) => JobRevision.interrupt(executionId))
+    const start = (ref: RunRef) =>
+      JobRun.execute({ accountId: ref.accountId, jobId: ref.jobId, revision: ref.revision, run: ref.run }, {
+        discard: true
+      }).pipe(
+        Effect.catchCause((cause) =>
+          Cause.hasInterruptsOnly(cause)
+            ? Effect.interrupt
+            : Effect.logWarning("job work not started; the sweep retries it", { jobId: ref.jobId }, cause)
+        )
       )
 
-    const apply = (change: JobChange) =>
-      (change.status === "cancelled"
-        ? interrupt(change)
-        : Effect.andThen(
-          change.revision > 1 ? interrupt({ ...change, revision: change.revision - 1 }) : Effect.void,
-          start(change)
-        )).pipe(
-          Effect.catchCause((cause) =>
-            Cause.hasInterruptsOnly(cause)
-              ? Effect.interrupt
-              : Effect.logWarning("job work not started; the sweep retries it", { jobId: change.jobId }, cause)
-          )
-        )
+    yield* work.take.pipe(Effect.flatMap(start), Effect.forever, Effect.forkScoped)
 
-    yield* work.take.pipe(Effect.flatMap(apply), Effect.forever, Effect.forkScoped)
-
-    const sweep = jobs.awaitingInterpretation.pipe(
-      Effect.flatMap((refs) => Effect.forEach(refs, start, { discard: true })),
-      Effect.catchCause((cause) => Effect.logWarning("job sweep failed", cause))
-    )
+    const sweep = Effect.andThen(
+      proposals.expireDue,
+      jobs.pendingRuns.pipe(Effect.flatMap((refs) => Effect.forEach(refs, start, { discard: true })))
+    ).pipe(Effect.catchCause((cause) => Effect.logWarning("job sweep failed", cause)))
     yield* sweep.pipe(
       Effect.repeat(Schedule.spaced(options.sweepInterval ?? Duration.seconds(10))),
       Effect.forkScoped
@@ -132,7 +113,7 @@ export const inBackground = <E, R>(runner: Layer.Layer<never, E, R>) =>
 
 /** The runner on whichever `WorkflowEngine` is provided. */
 export const layer = (options: { readonly sweepInterval?: Duration.Input | undefined } = {}) =>
-  Layer.merge(layerWorkflow, layerSignals(options))
+  Layer.merge(layerWorkflow, layerSignals(options)).pipe(Layer.provide(Work.layer))
 
 /**
  * The engine on effect/cluster's SQL storage, in the store's own database: one runner in this

@@ -1,0 +1,53 @@
+import { Context, Effect, Layer, Result } from "effect"
+import type { NotFound } from "../../schema/ApiErrors.ts"
+import type { Principal } from "../../schema/ApiKey.ts"
+import type { Unavailable } from "../../schema/Errors.ts"
+import type { Approval, ApprovalRequest } from "../../schema/Proposal.ts"
+import type { RunRef } from "./JobLifecycle.ts"
+import * as JobStore from "./JobStore.ts"
+import * as WorkRules from "./WorkRules.ts"
+import type { DecisionError } from "./WorkRules.ts"
+
+/** What a claim came to: an execution started (its number), blocked by an older one being settled, or nothing to do. */
+export type ClaimResult = "started" | "blocked" | "none"
+
+/**
+ * Decisions on proposals (recorded once, immutably, with the key that made them) and their consumption:
+ * an execution claims the approval of the Job's current revision, under the fence, in one transaction.
+ */
+export class Approvals extends Context.Service<Approvals, {
+  readonly decide: (
+    principal: Principal,
+    jobId: string,
+    input: ApprovalRequest
+  ) => Effect.Effect<Approval, NotFound | DecisionError | Unavailable>
+  readonly claim: (ref: RunRef) => Effect.Effect<ClaimResult, NotFound | Unavailable>
+}>()("Approvals") {}
+
+/** Both layers are this over `JobStore`: every write of an approval is a change of its Job. */
+const make = Effect.gen(function*() {
+  const store = yield* JobStore.JobStore
+  return Approvals.of({
+    decide: (principal, jobId, input) =>
+      store.mutate(
+        principal.accountId,
+        jobId,
+        (record, now) => WorkRules.decide(record, input, principal.keyId, now)
+      ).pipe(Effect.map((change) => change.approval!)),
+    claim: (ref) => {
+      let result: ClaimResult = "none"
+      return store.mutate(ref.accountId, ref.jobId, (record, now) => {
+        const claimed = WorkRules.claim(record, ref, now)
+        if (claimed._tag === "Blocked") {
+          result = "blocked"
+          return Result.succeed({ record, events: [] })
+        }
+        result = claimed._tag === "Started" ? "started" : claimed.change.events.length > 0 ? "started" : "none"
+        return Result.succeed(claimed.change)
+      }).pipe(Effect.map(() => result))
+    }
+  })
+})
+
+export const layerLive = Layer.effect(Approvals)(make).pipe(Layer.provide(JobStore.layerLive))
+export const layerTest = Layer.effect(Approvals)(make).pipe(Layer.provide(JobStore.layerTest))

@@ -1,0 +1,134 @@
+import { Config, Context, Duration, Effect, Layer, Option, Ref, Result } from "effect"
+import { SqlClient } from "effect/sql"
+import { NotFound } from "../../schema/ApiErrors.ts"
+import type { AccountId } from "../../schema/ApiKey.ts"
+import type { Unavailable } from "../../schema/Errors.ts"
+import type { JobId } from "../../schema/JobRef.ts"
+import type { ProposalHash } from "../../schema/Proposal.ts"
+import { PositiveDuration } from "../access/Idempotency.ts"
+import type { ProviderError } from "../providers/Provider.ts"
+import { Providers } from "../providers/Provider.ts"
+import * as StoreGuard from "../store/StoreGuard.ts"
+import type { RunRef } from "./JobLifecycle.ts"
+import * as JobStore from "./JobStore.ts"
+import { findIn, MemoryJobs } from "./JobStore.ts"
+import * as WorkRules from "./WorkRules.ts"
+
+/**
+ * A Job's proposals: built from the provider's quotes (the first that fits and was not excluded), stored
+ * once as the RFC 8785 bytes their hash names, served as stored, superseded by a new revision, a
+ * rejection or their expiry (`PROPOSAL_TTL`).
+ */
+export class Proposals extends Context.Service<Proposals, {
+  /** Quotes (never inside a transaction) and presents a proposal for `ref`, if the Job still plans in that run. */
+  readonly plan: (ref: RunRef) => Effect.Effect<void, ProviderError | Unavailable>
+  /** The proposal's canonical bytes, exactly as hashed; `NotFound` for another account's Job or an unknown hash. */
+  readonly document: (
+    accountId: AccountId,
+    jobId: string,
+    hash: string
+  ) => Effect.Effect<string, NotFound | Unavailable>
+  /** Supersedes the open proposals past their `expiresAt` (the Jobs plan again); answers how many. */
+  readonly expireDue: Effect.Effect<number, Unavailable>
+}>()("Proposals") {}
+
+/** `PROPOSAL_TTL` (15 minutes): how long a proposal waits for a decision. */
+export const ProposalConfig = Config.all({
+  ttl: Config.schema(PositiveDuration, "PROPOSAL_TTL").pipe(Config.withDefault(Duration.minutes(15)))
+})
+
+const noProposal = (hash: string) => new NotFound({ message: `The Job has no proposal ${JSON.stringify(hash)}.` })
+
+interface Reads {
+  readonly bytes: (
+    accountId: AccountId,
+    jobId: string,
+    hash: string
+  ) => Effect.Effect<Option.Option<string>, NotFound | Unavailable>
+  readonly due: Effect.Effect<ReadonlyArray<{ readonly accountId: AccountId; readonly jobId: JobId }>, Unavailable>
+}
+
+const make = (reads: Reads) =>
+  Effect.gen(function*() {
+    const store = yield* JobStore.JobStore
+    const providers = yield* Providers
+    const { ttl } = yield* ProposalConfig
+    const ttlMillis = Duration.toMillis(ttl)
+
+    const plan = (ref: RunRef) =>
+      Effect.gen(function*() {
+        const record = yield* store.find(ref.accountId, ref.jobId)
+        if (!WorkRules.isCurrentRun(record, ref) || record.status !== "planning" || record.objective === null) return
+        const quotes = yield* providers.quote({
+          jobId: record.id,
+          jobRevision: record.revision,
+          objective: record.objective,
+          constraints: [...record.callerConstraints, ...record.interpretedConstraints]
+        })
+        yield* store.mutate(
+          ref.accountId,
+          ref.jobId,
+          (current, now) =>
+            Result.succeed(WorkRules.present(current, ref, { provider: providers.name, quotes, ttlMillis }, now))
+        )
+      }).pipe(Effect.catchIf((error) => error instanceof NotFound, () => Effect.void))
+
+    return Proposals.of({
+      plan,
+      document: (accountId, jobId, hash) =>
+        Effect.flatMap(
+          reads.bytes(accountId, jobId, hash),
+          Option.match({ onNone: () => Effect.fail(noProposal(hash)), onSome: Effect.succeed })
+        ),
+      expireDue: Effect.flatMap(reads.due, (due) =>
+        Effect.forEach(due, ({ accountId, jobId }) =>
+          store.mutate(accountId, jobId, (record, now) =>
+            Result.succeed(WorkRules.expire(record, now))).pipe(
+              Effect.map((change) =>
+                change.events.length
+              ),
+              Effect.catchIf((error) => error instanceof NotFound, () => Effect.succeed(0))
+            )).pipe(Effect.map((counts) => counts.filter((n) => n > 0).length)))
+    })
+  })
+
+const fromUtf8 = new TextDecoder()
+
+/** PostgreSQL. */
+export const layerLive = Layer.effect(Proposals)(Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const guard = yield* StoreGuard.make("proposals")
+  return yield* make({
+    bytes: (accountId, jobId, hash) =>
+      guard(Effect.gen(function*() {
+        const [row] = yield* sql<{ readonly bytes: Uint8Array | null }>`
+          SELECT p.bytes FROM jobs j LEFT JOIN job_proposals p ON p.job_id = j.id AND p.hash = ${hash}
+          WHERE j.id = ${jobId} AND j.account_id = ${accountId}`
+        if (row === undefined) return yield* Effect.fail(JobStore.notFound(jobId))
+        return row.bytes === null ? Option.none() : Option.some(fromUtf8.decode(row.bytes))
+      })),
+    due: guard(sql<{ readonly account_id: string; readonly id: string }>`
+      SELECT account_id, id FROM jobs WHERE proposal_expires_at <= now() ORDER BY proposal_expires_at LIMIT 100`).pipe(
+      Effect.map((rows) => rows.map((row) => ({ accountId: row.account_id as AccountId, jobId: row.id as JobId })))
+    )
+  })
+})).pipe(Layer.provide(JobStore.layerLive))
+
+/** In memory, on the store the Job family's Test layers share. */
+export const layerTest = Layer.effect(Proposals)(Effect.gen(function*() {
+  const { state } = yield* MemoryJobs
+  return yield* make({
+    bytes: (accountId, jobId, hash) =>
+      Effect.flatMap(Ref.get(state), (current) =>
+        findIn(current, accountId, jobId) === undefined
+          ? Effect.fail(JobStore.notFound(jobId))
+          : Effect.succeed(Option.fromUndefinedOr(current.proposals.get(jobId)?.get(hash as ProposalHash)))),
+    due: Effect.map(Ref.get(state), (current) => {
+      const now = new Date().toISOString()
+      return Array.from(current.jobs.values()).flatMap(({ record }) => {
+        const until = JobStore.openUntilOf(record)
+        return until !== null && until <= now ? [{ accountId: record.accountId, jobId: record.id }] : []
+      })
+    })
+  })
+})).pipe(Layer.provide(JobStore.layerTest))

@@ -1,0 +1,26 @@
+import { Context, Effect, Layer, Option } from "effect"
+import type { ProposalDocument } from "../../schema/Proposal.ts"
+import type { ProviderTimeout, ProviderTransient } from "../providers/Provider.ts"
+import { Providers } from "../providers/Provider.ts"
+import * as WorkRules from "./WorkRules.ts"
+import type { Verification } from "./WorkRules.ts"
+
+/**
+ * Checks that a side effect happened as proposed, from the provider's independent record of the key
+ * (`inspect`), not from the execution's answer: same offer, same currency, at most `spend`, terms kept.
+ * It keeps nothing, so one layer serves both stores.
+ */
+export class Verifier extends Context.Service<Verifier, {
+  readonly verify: (
+    document: ProposalDocument,
+    key: string
+  ) => Effect.Effect<Verification, ProviderTransient | ProviderTimeout>
+}>()("Verifier") {}
+
+export const layer = Layer.effect(Verifier)(Effect.gen(function*() {
+  const providers = yield* Providers
+  return Verifier.of({
+    verify: (document, key) =>
+      Effect.map(providers.inspect(key), (inspection) => WorkRules.compare(document, Option.getOrNull(inspection)))
+  })
+}))

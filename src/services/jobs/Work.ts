@@ -1,0 +1,167 @@
+import { Context, Duration, Effect, Layer, Option, Result, Schedule } from "effect"
+import { NotFound } from "../../schema/ApiErrors.ts"
+import type { Unavailable } from "../../schema/Errors.ts"
+import type { ProposalDocument } from "../../schema/Proposal.ts"
+import { Interpreter } from "../interpreter/Interpreter.ts"
+import type { ProviderError } from "../providers/Provider.ts"
+import { Providers } from "../providers/Provider.ts"
+import { Approvals } from "./Approvals.ts"
+import type { ExecutionState, JobRecord, RunRef } from "./JobLifecycle.ts"
+import type { Change } from "./JobLifecycle.ts"
+import { Jobs } from "./Jobs.ts"
+import { JobStore } from "./JobStore.ts"
+import { Proposals } from "./Proposals.ts"
+import { Verifier } from "./Verifier.ts"
+import * as WorkRules from "./WorkRules.ts"
+import type { CallResult, Undo } from "./WorkRules.ts"
+
+/** Whether a run has more to do after a step. */
+export type Next = "continue" | "stop"
+
+/**
+ * One step of a run at a time (each an activity of the workflow, so at least once): it reads the Job,
+ * does the one thing its state asks, and records it. Every provider call happens outside a transaction
+ * and right after the Job was read (the fence): a run whose Job has moved to a newer revision or is
+ * being cancelled makes no further call for its execution, and undoes what stands. A step run twice
+ * changes nothing twice: every record is conditional on the Job's state, and every provider call of
+ * an execution carries its durable key.
+ */
+export class Work extends Context.Service<Work, {
+  readonly advance: (ref: RunRef) => Effect.Effect<Next, Unavailable>
+}>()("Work") {}
+
+/** How long a run waits for an older revision's execution to be settled before it looks again. */
+const blockedWait = Duration.millis(250)
+
+/** Backoff before the n-th retry of a transient failure (same key): 200 ms, 400 ms, ... at most 5 s. */
+const backoff = (attempt: number) => Duration.millis(Math.min(5000, 200 * 2 ** Math.max(0, attempt - 1)))
+
+/** At most `WorkRules.maxAttempts` tries of a call that fails transiently, with backoff. */
+const retried = { schedule: Schedule.exponential(Duration.millis(200), 2), times: WorkRules.maxAttempts - 1 } as const
+
+export const layer = Layer.effect(Work)(Effect.gen(function*() {
+  const store = yield* JobStore
+  const jobs = yield* Jobs
+  const interpreter = yield* Interpreter
+  const proposals = yield* Proposals
+  const approvals = yield* Approvals
+  const providers = yield* Providers
+  const verifier = yield* Verifier
+
+  const record = (ref: RunRef, rule: (record: JobRecord, now: string) => Change) =>
+    store.mutate(ref.accountId, ref.jobId, (current, now) => Result.succeed(rule(current, now)))
+
+  const interpret = (ref: RunRef) =>
+    jobs.interpretationInput(ref).pipe(
+      Effect.flatMap(Option.match({
+        onNone: () => Effect.void,
+        onSome: (input) =>
+          interpreter.interpret(input).pipe(Effect.flatMap((result) => jobs.recordInterpretation(ref, result)))
+      }))
+    )
+
+  /** One execute call; an answer that did not come is looked up by key before anything else. */
+  const call = (execution: ExecutionState, document: ProposalDocument): Effect.Effect<CallResult> =>
+    providers.execute({ key: execution.key, proposalHash: execution.proposalHash, document }).pipe(
+      Effect.map((receipt): CallResult => ({ _tag: "Succeeded", reference: receipt.reference })),
+      Effect.catch((error: ProviderError): Effect.Effect<CallResult> => {
+        if (error._tag === "ProviderPermanent") return Effect.succeed({ _tag: "Permanent", error: error.message })
+        if (error._tag === "ProviderTransient") return Effect.succeed({ _tag: "Transient", error: error.message })
+        return providers.inspect(execution.key).pipe(
+          Effect.map((inspection): CallResult =>
+            Option.isSome(inspection) && inspection.value.state === "succeeded"
+              ? { _tag: "Succeeded", reference: inspection.value.reference }
+              : { _tag: "Transient", error: `${error.message}; the provider has no side effect for the key` }
+          ),
+          Effect.catch((lookup) =>
+            Effect.succeed<CallResult>({ _tag: "Transient", error: `${error.message}; ${lookup.message}` })
+          )
+        )
+      })
+    )
+
+  /** Undoes what an execution did, if anything: inspect by key, then cancel what stands. */
+  const undo = (execution: ExecutionState): Effect.Effect<Undo> =>
+    providers.inspect(execution.key).pipe(
+      Effect.retry(retried),
+      Effect.flatMap((inspection): Effect.Effect<Undo, ProviderError> => {
+        if (Option.isNone(inspection) || inspection.value.state === "failed") {
+          return Effect.succeed({ _tag: "Undone", hadEffect: false })
+        }
+        if (inspection.value.state === "compensated") return Effect.succeed({ _tag: "Undone", hadEffect: true })
+        return providers.cancel(execution.key).pipe(
+          Effect.retry({ ...retried, while: (error: ProviderError) => error._tag !== "ProviderPermanent" }),
+          Effect.as<Undo>({ _tag: "Undone", hadEffect: true })
+        )
+      }),
+      Effect.catch((error) => Effect.succeed<Undo>({ _tag: "Failed", error: error.message }))
+    )
+
+  /** The run's execution: called, verified, or undone, one step at a time. */
+  const settle = (ref: RunRef, job: JobRecord, execution: ExecutionState) =>
+    Effect.gen(function*() {
+      const carryOn = WorkRules.wanted(job, execution)
+      const document = job.proposal?.hash === execution.proposalHash ? job.proposal.document : undefined
+      if (!carryOn || execution.phase === "undoing" || document === undefined) {
+        const result = yield* undo(execution)
+        yield* record(ref, (current, now) => WorkRules.undone(current, execution.number, result, now))
+        return
+      }
+      if (execution.phase === "calling") {
+        if (execution.attempts > 0) yield* Effect.sleep(backoff(execution.attempts))
+        const result = yield* call(execution, document)
+        yield* record(ref, (current, now) => WorkRules.executed(current, execution.number, result, now))
+        return
+      }
+      const verification = yield* verifier.verify(document, execution.key).pipe(
+        Effect.retry(retried),
+        Effect.catch((error) =>
+          Effect.succeed<WorkRules.Verification>({
+            _tag: "Mismatch",
+            reason: `the provider could not be asked: ${error.message}`,
+            inspection: null
+          })
+        )
+      )
+      yield* record(
+        ref,
+        (current, now) => WorkRules.verified(current, execution.number, providers.name, verification, now)
+      )
+    })
+
+  const advance = (ref: RunRef): Effect.Effect<Next, Unavailable> =>
+    Effect.gen(function*() {
+      const job = yield* store.find(ref.accountId, ref.jobId)
+      const execution = WorkRules.ownedBy(job, ref)
+      if (execution !== undefined) {
+        yield* settle(ref, job, execution)
+        return "continue" as const
+      }
+      if (!WorkRules.isCurrentRun(job, ref)) return "stop" as const
+      switch (job.status) {
+        case "interpreting":
+          yield* interpret(ref)
+          return "continue" as const
+        case "planning":
+          yield* proposals.plan(ref).pipe(
+            Effect.catchIf(
+              (error): error is ProviderError => "_tag" in error && String(error._tag).startsWith("Provider"),
+              (error) =>
+                Effect.logWarning("quote failed; planning again", error.message).pipe(
+                  Effect.andThen(Effect.sleep(Duration.seconds(1)))
+                )
+            )
+          )
+          return "continue" as const
+        case "executing": {
+          const claimed = yield* approvals.claim(ref)
+          if (claimed === "blocked") yield* Effect.sleep(blockedWait)
+          return claimed === "none" ? "stop" as const : "continue" as const
+        }
+        default:
+          return "stop" as const
+      }
+    }).pipe(Effect.catchIf((error) => error instanceof NotFound, () => Effect.succeed("stop" as const)))
+
+  return Work.of({ advance })
+}))
