@@ -111,6 +111,8 @@ layer(previewServerWith(servicesTest()), { excludeTestServices: true })("the pub
         "/v1/jobs/{id}/constraints",
         "/v1/jobs/{id}/input",
         "/v1/jobs/{id}/cancel",
+        "/v1/jobs/{id}/proposals/{hash}",
+        "/v1/jobs/{id}/approvals",
         "/v1/jobs/{id}/events",
         "/v1/events"
       ])

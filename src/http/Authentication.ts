@@ -6,8 +6,8 @@ import type { Principal, Scope } from "../schema/ApiKey.ts"
 /** The caller of the request being served: set by `Authentication`. */
 export class CurrentPrincipal extends Context.Service<CurrentPrincipal, Principal>()("CurrentPrincipal") {}
 
-/** The scope an endpoint needs, as an annotation of the endpoint. */
-export class RequiredScope extends Context.Service<RequiredScope, Scope>()("RequiredScope") {}
+/** The scope an endpoint needs (or, given several, any one of them), as an annotation of the endpoint. */
+export class RequiredScope extends Context.Service<RequiredScope, Scope | ReadonlyArray<Scope>>()("RequiredScope") {}
 
 /**
  * Bearer API keys (`Authorization: Bearer rc_live_...`), as the API definition declares them (the

@@ -1,5 +1,6 @@
 import { Cause, Context, Effect, Layer, Option } from "effect"
 import { Forbidden, ServiceUnavailable, Unauthorized } from "../schema/ApiErrors.ts"
+import type { Scope } from "../schema/ApiKey.ts"
 import { ApiKeys } from "../services/access/ApiKeys.ts"
 import { storeRetryAfter } from "../services/store/StoreGuard.ts"
 import { Authentication, CurrentPrincipal, RequiredScope } from "./Authentication.ts"
@@ -28,8 +29,13 @@ export const layer = Layer.effect(Authentication)(Effect.gen(function*() {
         )
         if (Option.isNone(principal)) return yield* Effect.fail(unauthorized)
         const scope = Context.getOption(endpoint.annotations, RequiredScope)
-        if (Option.isSome(scope) && !principal.value.scopes.has(scope.value)) {
-          return yield* Effect.fail(new Forbidden({ message: `This API key lacks the scope ${scope.value}.` }))
+        const anyOf: ReadonlyArray<Scope> = Option.isNone(scope)
+          ? []
+          : typeof scope.value === "string"
+          ? [scope.value]
+          : scope.value
+        if (anyOf.length > 0 && !anyOf.some((name) => principal.value.scopes.has(name))) {
+          return yield* Effect.fail(new Forbidden({ message: `This API key lacks the scope ${anyOf.join(" or ")}.` }))
         }
         return yield* Effect.provideService(httpEffect, CurrentPrincipal, principal.value)
       })

@@ -9,6 +9,8 @@ import {
   InvalidRequest,
   InvalidState,
   NotFound,
+  ProposalExpired,
+  ProposalMismatch,
   RevisionMismatch,
   ServiceUnavailableResponse
 } from "../schema/ApiErrors.ts"
@@ -22,6 +24,7 @@ import {
   jobStatuses
 } from "../schema/Job.ts"
 import { EventPage, JobAsOf } from "../schema/JobEvent.ts"
+import { Approval, ApprovalRequest, ProposalDocument } from "../schema/Proposal.ts"
 import { Api } from "./Api.ts"
 import { Authentication, RequiredScope } from "./Authentication.ts"
 
@@ -176,6 +179,30 @@ export const cancelJob = HttpApiEndpoint.post("cancelJob", "/v1/jobs/:id/cancel"
   description: "A change of status, not a new revision. The body may be empty."
 })).annotateMerge(withParameters(idempotencyKey)).annotate(RequiredScope, "jobs:write")
 
+export const getProposal = HttpApiEndpoint.get("getProposal", "/v1/jobs/:id/proposals/:hash", {
+  params: { id: Schema.String, hash: Schema.String },
+  success: ProposalDocument,
+  error: [NotFound, ServiceUnavailableResponse]
+}).annotateMerge(OpenApi.annotations({
+  summary: "Read a proposal, as the exact bytes that were hashed",
+  description: "The RFC 8785 (JCS) canonical JSON of the document, as stored; its SHA-256 is the hash, also "
+    + "sent as the ETag. Every proposal the Job ever had is served, superseded ones included. Scope jobs:read "
+    + "or approvals:write."
+})).annotate(RequiredScope, ["jobs:read", "approvals:write"])
+
+export const createApproval = HttpApiEndpoint.post("createApproval", "/v1/jobs/:id/approvals", {
+  params: idParams,
+  headers: idempotencyHeader,
+  payload: ApprovalRequest,
+  success: Approval.pipe(HttpApiSchema.status(201)),
+  error: [...mutationErrors, NotFound, InvalidState, RevisionMismatch, ProposalMismatch, ProposalExpired]
+}).annotateMerge(OpenApi.annotations({
+  summary: "Approve or reject the Job's open proposal",
+  description: "Bound to one proposalHash and the Job's current jobRevision; recorded once. Checked in this "
+    + "order: 404, revision_mismatch, invalid_state (not awaiting_approval, or decided already), "
+    + "proposal_mismatch, proposal_expired. approve: the Job executes; reject: it plans again without that offer."
+})).annotateMerge(withParameters(idempotencyKey)).annotate(RequiredScope, "approvals:write")
+
 const eventParameters = [
   parameter(
     "after",
@@ -259,7 +286,18 @@ export const listJobEvents = HttpApiEndpoint.get("listJobEvents", "/v1/jobs/:id/
 )
 
 export class JobsApi extends HttpApiGroup.make("Jobs")
-  .add(createJob, listJobs, getJob, changeConstraints, answerQuestions, cancelJob, listJobEvents, listEvents)
+  .add(
+    createJob,
+    listJobs,
+    getJob,
+    changeConstraints,
+    answerQuestions,
+    cancelJob,
+    getProposal,
+    createApproval,
+    listJobEvents,
+    listEvents
+  )
   .middleware(Authentication)
   .annotateMerge(OpenApi.annotations({
     title: "Jobs (preview)",

@@ -11,11 +11,14 @@ import {
   InvalidRequest,
   InvalidState,
   NotFound,
+  ProposalExpired,
+  ProposalMismatch,
   RevisionMismatch,
   ServiceUnavailable
 } from "../schema/ApiErrors.ts"
-import type { IdempotencyKeyReused, JobError } from "../schema/ApiErrors.ts"
-import type { AccountId } from "../schema/ApiKey.ts"
+import { IdempotencyKeyReused } from "../schema/ApiErrors.ts"
+import type { JobError } from "../schema/ApiErrors.ts"
+import type { Principal } from "../schema/ApiKey.ts"
 import { canonicalJson } from "../schema/Canonical.ts"
 import { Unavailable } from "../schema/Errors.ts"
 import type { Job, JobStatus } from "../schema/Job.ts"
@@ -28,10 +31,13 @@ import {
   jobStatuses
 } from "../schema/Job.ts"
 import type { JobEvent, ViewPoint } from "../schema/JobEvent.ts"
+import { ApprovalRequest } from "../schema/Proposal.ts"
 import type { StoredAnswer } from "../services/access/Idempotency.ts"
 import { Idempotency, PositiveDuration } from "../services/access/Idempotency.ts"
 import { EventFeed } from "../services/events/EventFeed.ts"
+import { Approvals } from "../services/jobs/Approvals.ts"
 import { Jobs, maxListLimit } from "../services/jobs/Jobs.ts"
+import { Proposals } from "../services/jobs/Proposals.ts"
 import { storeRetryAfter } from "../services/store/StoreGuard.ts"
 import { CurrentPrincipal } from "./Authentication.ts"
 import { Draining } from "./Draining.ts"
@@ -64,13 +70,36 @@ type AnyError =
 
 const isJobError = (error: unknown): error is JobError =>
   error instanceof InvalidRequest || error instanceof NotFound || error instanceof InvalidState
-  || error instanceof RevisionMismatch
+  || error instanceof RevisionMismatch || error instanceof ProposalMismatch || error instanceof ProposalExpired
 
 const answer = (status: number, document: unknown, headers: Record<string, string> = {}): StoredAnswer => ({
   status,
   headers,
   body: JSON.stringify(document)
 })
+
+/**
+ * The status of each error the Job API answers with, one per class. An error not listed here is a bug,
+ * never an answer: it dies, is logged, and answers 503 (see `guarded`).
+ */
+const statuses: ReadonlyArray<readonly [abstract new(...args: never) => unknown, number]> = [
+  [InvalidJsonBody, 400],
+  [IdempotencyKeyRequired, 400],
+  [NotFound, 404],
+  [InvalidState, 409],
+  [RevisionMismatch, 409],
+  [ProposalMismatch, 409],
+  [ProposalExpired, 409],
+  [CursorExpired, 410],
+  [InvalidRequest, 422],
+  [IdempotencyKeyReused, 422]
+]
+
+const statusOf = (error: unknown): number => {
+  const found = statuses.find(([kind]) => error instanceof kind)
+  if (found === undefined) throw new Error(`no status for the error ${String((error as { _tag?: unknown })?._tag)}`)
+  return found[1]
+}
 
 /** Each error as jobs.md sends it: one status per code, `{"error", "message"}`, and its headers. */
 const errorAnswer = (error: AnyError): StoredAnswer => {
@@ -80,16 +109,7 @@ const errorAnswer = (error: AnyError): StoredAnswer => {
       "retry-after": String(error.retryAfter)
     })
   }
-  const status = error instanceof InvalidJsonBody || error instanceof IdempotencyKeyRequired
-    ? 400
-    : error instanceof NotFound
-    ? 404
-    : error instanceof CursorExpired
-    ? 410
-    : error instanceof InvalidState || error instanceof RevisionMismatch
-    ? 409
-    : 422
-  return answer(status, { error: error.error, message: error.message })
+  return answer(statusOf(error), { error: error.error, message: error.message })
 }
 
 const unavailable = (retryAfter: number = storeRetryAfter) =>
@@ -238,6 +258,8 @@ export const JobsHttpLive = HttpApiBuilder.group(PreviewApi, "Jobs", (handlers) 
     const jobs = yield* Jobs
     const idempotency = yield* Idempotency
     const feed = yield* EventFeed
+    const proposals = yield* Proposals
+    const approvals = yield* Approvals
     const heartbeat = yield* HeartbeatInterval
     const draining = yield* Draining
 
@@ -268,7 +290,7 @@ export const JobsHttpLive = HttpApiBuilder.group(PreviewApi, "Jobs", (handlers) 
       options: {
         readonly emptyBodyAllowed?: boolean
         readonly decode: (document: unknown) => Result.Result<A, InvalidRequest>
-        readonly run: (accountId: AccountId, input: A) => Effect.Effect<StoredAnswer, JobError | Unavailable>
+        readonly run: (principal: Principal, input: A) => Effect.Effect<StoredAnswer, JobError | Unavailable>
       }
     ) =>
       guarded(
@@ -287,7 +309,7 @@ export const JobsHttpLive = HttpApiBuilder.group(PreviewApi, "Jobs", (handlers) 
           if (Result.isFailure(claimed)) return respond(failureAnswer(claimed.failure))
           if (claimed.success._tag === "Replay") return respond(claimed.success.answer, true)
           const operation = Effect.fromResult(options.decode(document.success ?? {})).pipe(
-            Effect.flatMap((input) => options.run(principal.accountId, input)),
+            Effect.flatMap((input) => options.run(principal, input)),
             Effect.catchIf(isJobError, (error) => Effect.succeed(errorAnswer(error)))
           )
           const stored = yield* asAnswer(idempotency.complete(claimed.success.claim, operation))
@@ -335,6 +357,7 @@ export const JobsHttpLive = HttpApiBuilder.group(PreviewApi, "Jobs", (handlers) 
     const decodeCreate = decodeDocument(CreateJobRequest)
     const decodeConstraints = decodeDocument(ChangeConstraintsRequest)
     const decodeAnswers = decodeDocument(AnswerQuestionsRequest)
+    const decodeApproval = decodeDocument(ApprovalRequest)
     // An empty schema lets any member through; a cancellation takes none.
     const decodeCancel = (document: unknown) =>
       Result.flatMap(decodeDocument(CancelJobRequest)(document), (input) => {
@@ -350,7 +373,7 @@ export const JobsHttpLive = HttpApiBuilder.group(PreviewApi, "Jobs", (handlers) 
       .handleRaw("createJob", ({ request }) =>
         mutation("createJob", request, {
           decode: decodeCreate,
-          run: (accountId, input) => Effect.map(jobs.create(accountId, input), (job) => jobAnswer(job, 201))
+          run: (principal, input) => Effect.map(jobs.create(principal.accountId, input), (job) => jobAnswer(job, 201))
         }))
       .handleRaw("listJobs", ({ request }) =>
         read(
@@ -406,17 +429,38 @@ export const JobsHttpLive = HttpApiBuilder.group(PreviewApi, "Jobs", (handlers) 
       .handleRaw("changeConstraints", ({ params, request }) =>
         mutation("changeConstraints", request, {
           decode: decodeConstraints,
-          run: (accountId, input) => Effect.map(jobs.changeConstraints(accountId, params.id, input), jobAnswer)
+          run: (principal, input) =>
+            Effect.map(jobs.changeConstraints(principal.accountId, params.id, input), jobAnswer)
         }))
       .handleRaw("answerQuestions", ({ params, request }) =>
         mutation("answerQuestions", request, {
           decode: decodeAnswers,
-          run: (accountId, input) => Effect.map(jobs.answer(accountId, params.id, input), jobAnswer)
+          run: (principal, input) => Effect.map(jobs.answer(principal.accountId, params.id, input), jobAnswer)
         }))
       .handleRaw("cancelJob", ({ params, request }) =>
         mutation("cancelJob", request, {
           emptyBodyAllowed: true,
           decode: decodeCancel,
-          run: (accountId) => Effect.map(jobs.cancel(accountId, params.id), jobAnswer)
+          run: (principal) => Effect.map(jobs.cancel(principal.accountId, params.id), jobAnswer)
+        }))
+      .handleRaw("getProposal", ({ params, request }) =>
+        guarded(
+          "getProposal",
+          Effect.gen(function*() {
+            const principal = yield* CurrentPrincipal
+            const bytes = yield* Effect.result(proposals.document(principal.accountId, params.id, params.hash))
+            if (Result.isFailure(bytes)) return respond(failureAnswer(bytes.failure))
+            const etag = `"${params.hash}"`
+            const matches = request.headers["if-none-match"]?.split(",").some((tag) => tag.trim() === etag) === true
+            return matches
+              ? HttpServerResponse.empty({ status: 304, headers: { etag } })
+              : HttpServerResponse.text(bytes.success, { contentType: "application/json", headers: { etag } })
+          })
+        ))
+      .handleRaw("createApproval", ({ params, request }) =>
+        mutation("createApproval", request, {
+          decode: decodeApproval,
+          run: (principal, input) =>
+            Effect.map(approvals.decide(principal, params.id, input), (approval) => answer(201, approval))
         }))
   }))

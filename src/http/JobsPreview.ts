@@ -4,7 +4,9 @@ import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import type { ApiKeys } from "../services/access/ApiKeys.ts"
 import type { Idempotency } from "../services/access/Idempotency.ts"
 import type { EventFeed } from "../services/events/EventFeed.ts"
+import type { Approvals } from "../services/jobs/Approvals.ts"
 import type { Jobs } from "../services/jobs/Jobs.ts"
+import type { Proposals } from "../services/jobs/Proposals.ts"
 import * as AuthenticationHttp from "./AuthenticationHttp.ts"
 import * as Draining from "./Draining.ts"
 import { PreviewApi } from "./JobsApi.ts"
@@ -38,7 +40,9 @@ export const PreviewHttpLive = Draining.drained(HttpRouter.serve(PreviewRoutesLi
  * `HttpLive`, or `PreviewHttpLive` over `jobs` when `JOBS_API=preview`. With the preview off, the Job
  * services are not built at all (no background work runs).
  */
-export const layer = <E, R>(jobs: Layer.Layer<Jobs | Idempotency | ApiKeys | EventFeed, E, R>) =>
+export const layer = <E, R>(
+  jobs: Layer.Layer<Jobs | Proposals | Approvals | Idempotency | ApiKeys | EventFeed, E, R>
+) =>
   Layer.unwrap(
     Effect.map(JobsApiMode, (mode) => mode === "preview" ? PreviewHttpLive.pipe(Layer.provide(jobs)) : HttpLive)
   )
