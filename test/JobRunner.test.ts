@@ -1,9 +1,10 @@
 import { assert, describe, layer } from "@effect/vitest"
-import { Cause, Effect, Exit, Option } from "effect"
+import { Effect, Option } from "effect"
 import type { Layer } from "effect"
 import type * as WorkflowEngine from "effect/workflow/WorkflowEngine"
 import type { AccountId } from "../src/schema/ApiKey.ts"
 import type { Job, JobId } from "../src/schema/Job.ts"
+import * as Interpreter from "../src/services/interpreter/Interpreter.ts"
 import * as JobRunner from "../src/services/jobs/JobRunner.ts"
 import * as Jobs from "../src/services/jobs/Jobs.ts"
 import { servicesLive, servicesTest } from "./support/JobsHttp.ts"
@@ -12,77 +13,107 @@ import * as TestDatabase from "./support/TestDatabase.ts"
 
 const account = () => `acct-${Math.random().toString(36).slice(2)}` as AccountId
 const asking = "Book a table for 4 at an Italian restaurant in Lisbon"
+const twoQuestions = "Book a table somewhere"
 
-/** The state of the run of `job` at `revision`, as the engine has it. */
-const runOf = (job: Job, revision: number, accountId: AccountId) =>
-  JobRunner.JobRevision.executionId({ accountId, jobId: job.id as JobId, revision }).pipe(
-    Effect.flatMap((id) => JobRunner.JobRevision.poll(id))
+/** Asks two questions for `twoQuestions`, so that an answer can leave one open. */
+const interpreter = Interpreter.layerTest({
+  [twoQuestions]: (input) =>
+    input.answers.length >= 2
+      ? { _tag: "Understood", objective: { kind: "reservation", summary: "A table" }, constraints: [] }
+      : {
+        _tag: "NeedsInput",
+        objective: { kind: "reservation", summary: "A table" },
+        constraints: [],
+        questions: [{ id: "q_date", text: "For when?", about: "date" as const }, {
+          id: "q_time",
+          text: "What time?",
+          about: "time" as const
+        }].filter((question) => !input.answers.some((answer) => answer.questionId === question.id))
+      }
+})
+
+/** The state of a run of `job`, as the engine has it. */
+const runOf = (job: Job, revision: number, run: number, accountId: AccountId) =>
+  JobRunner.JobRun.executionId({ accountId, jobId: job.id as JobId, revision, run }).pipe(
+    Effect.flatMap((id) => JobRunner.JobRun.poll(id))
   )
 
-/** `effect` again every 20 ms until `done` holds (10 s at most). */
+/** `effect` again every 20 ms until `done` holds (20 s at most). */
 const until = <A, E, R>(effect: Effect.Effect<A, E, R>, done: (a: A) => boolean) =>
   Effect.gen(function*() {
-    for (let attempt = 0; attempt < 500; attempt++) {
+    for (let attempt = 0; attempt < 1000; attempt++) {
       const value = yield* effect
       if (done(value)) return value
       yield* Effect.sleep("20 millis")
     }
-    return yield* Effect.die(new Error("the condition did not hold within 10 s"))
+    return yield* Effect.die(new Error("the condition did not hold within 20 s"))
   })
 
 const settled = (accountId: AccountId, id: string, status: string) =>
   until(Effect.flatMap(Jobs.Jobs, (jobs) => jobs.get(accountId, id)), (job) => job.status === status)
 
-const isInterrupted = (result: Option.Option<unknown>) =>
-  Option.isSome(result) && result.value instanceof Object && "exit" in result.value
-  && Exit.isFailure(result.value.exit as Exit.Exit<unknown, unknown>)
-  && Cause.hasInterruptsOnly((result.value.exit as Exit.Failure<unknown, unknown>).cause)
+const isComplete = (run: Option.Option<{ readonly _tag: string }>) =>
+  Option.isSome(run) && run.value._tag === "Complete"
 
 const behaviour = (name: string, services: Layer.Layer<JobServices | WorkflowEngine.WorkflowEngine, unknown>) =>
   layer(services, { timeout: "60 seconds", excludeTestServices: true })(name, (it) => {
-    it.effect("waits for input on a durable deferred; an answer interrupts that run and starts the next", () =>
+    it.effect("a run ends when the Job waits for a person; an answer starts the next revision's run", () =>
       Effect.gen(function*() {
         const jobs = yield* Jobs.Jobs
         const owner = account()
         const created = yield* jobs.create(owner, { request: asking, constraints: [] })
         const asked = yield* settled(owner, created.id, "awaiting_input")
         assert.strictEqual(asked.jobRevision, 1)
-        // Suspended, not finished: the run waits on `InputGiven`.
-        const waiting = yield* until(runOf(created, 1, owner), Option.isSome)
-        assert.strictEqual(Option.getOrThrow(waiting)._tag, "Suspended")
+        // Ended, not suspended: nothing of revision 1 waits in the engine.
+        yield* until(runOf(created, 1, 0, owner), isComplete)
 
         const answered = yield* jobs.answer(owner, created.id, {
           jobRevision: 1,
           answers: { q_date: "next Friday at 8pm" }
         })
         assert.strictEqual(answered.jobRevision, 2)
-        const planned = yield* settled(owner, created.id, "planning")
-        assert.strictEqual(planned.jobRevision, 2)
-        yield* until(runOf(created, 1, owner), isInterrupted)
-        const next = yield* until(
-          runOf(created, 2, owner),
-          (run) => Option.isSome(run) && run.value._tag === "Complete"
-        )
-        assert.isTrue(Option.isSome(next))
+        const proposed = yield* settled(owner, created.id, "awaiting_approval")
+        assert.strictEqual(proposed.jobRevision, 2)
+        assert.strictEqual(proposed.proposal?.status, "open")
+        yield* until(runOf(created, 2, 0, owner), isComplete)
       }))
 
-    it.effect("cancelling a Job that waits for input interrupts its run", () =>
+    it.effect("a partial answer leaves no run of the old revision behind, and the last answer moves on", () =>
+      Effect.gen(function*() {
+        const jobs = yield* Jobs.Jobs
+        const owner = account()
+        const created = yield* jobs.create(owner, { request: twoQuestions, constraints: [] })
+        yield* settled(owner, created.id, "awaiting_input")
+        yield* until(runOf(created, 1, 0, owner), isComplete)
+        const partly = yield* jobs.answer(owner, created.id, { jobRevision: 1, answers: { q_date: "Friday" } })
+        assert.strictEqual(partly.status, "awaiting_input")
+        assert.deepStrictEqual(partly.questions.map((question) => question.id), ["q_time"])
+        // Nothing to run while it waits: no run of revision 2 is started, none of revision 1 is left waiting.
+        yield* Effect.sleep("300 millis")
+        assert.isTrue(Option.isNone(yield* runOf(created, 2, 0, owner)))
+        assert.isTrue(isComplete(yield* runOf(created, 1, 0, owner)))
+        yield* jobs.answer(owner, created.id, { jobRevision: 2, answers: { q_time: "8pm" } })
+        const proposed = yield* settled(owner, created.id, "awaiting_approval")
+        assert.strictEqual(proposed.jobRevision, 3)
+        yield* until(runOf(created, 3, 0, owner), isComplete)
+      }))
+
+    it.effect("cancelling a Job that waits for input needs no run", () =>
       Effect.gen(function*() {
         const jobs = yield* Jobs.Jobs
         const owner = account()
         const created = yield* jobs.create(owner, { request: asking, constraints: [] })
         yield* settled(owner, created.id, "awaiting_input")
-        yield* until(runOf(created, 1, owner), Option.isSome)
         const cancelled = yield* jobs.cancel(owner, created.id)
         assert.strictEqual(cancelled.status, "cancelled")
-        yield* until(runOf(created, 1, owner), isInterrupted)
+        assert.isFalse((yield* jobs.pendingRuns).some((ref) => ref.jobId === created.id))
       }))
   })
 
 describe("the Job runner", () => {
-  behaviour("on the in-memory engine", servicesTest())
+  behaviour("on the in-memory engine", servicesTest(interpreter))
   behaviour(
     `on the store's engine (${TestDatabase.kind}: ${TestDatabase.kind === "PostgreSQL" ? "SQL storage" : "in memory"})`,
-    servicesLive()
+    servicesLive(interpreter)
   )
 })

@@ -16,6 +16,7 @@ import {
   call,
   newIdempotencyKey,
   newKey,
+  partsTest,
   previewServerWith,
   servicesLive,
   servicesTest,
@@ -143,7 +144,8 @@ layer(previewServerWith(servicesTest()), { excludeTestServices: true, timeout: "
           assert.strictEqual(answered.headers.location, undefined)
           assert.strictEqual(JSON.parse(answered.body).jobRevision, 2)
           const planned = yield* settled(url, key, job.id)
-          assert.strictEqual(planned.status, "planning")
+          assert.strictEqual(planned.status, "awaiting_approval")
+          assert.strictEqual(planned.proposal.status, "open")
           assert.deepStrictEqual(planned.questions, [])
           assert.isTrue(planned.constraints.some((c: { type: string }) => c.type === "window"))
 
@@ -537,7 +539,7 @@ const flakyKeys = Layer.effect(ApiKeys.ApiKeys)(Effect.gen(function*() {
 })).pipe(Layer.provide(ApiKeys.layerTest))
 
 const flakyServices = Layer.merge(JobRunner.layer(), EventFeed.layer).pipe(
-  Layer.provideMerge(Layer.mergeAll(flakyJobs, Idempotency.layerTest, flakyKeys)),
+  Layer.provideMerge(Layer.mergeAll(flakyJobs, Idempotency.layerTest, flakyKeys, partsTest)),
   Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layer)),
   Layer.provide(Interpreter.layerTest()),
   Layer.provide(JobRunner.engineMemory)
@@ -593,14 +595,15 @@ layer(previewServerWith(servicesLive()), { excludeTestServices: true, timeout: "
           body: { jobRevision: 1, answers: { q_date: "next Friday at 8pm" } }
         })
         assert.strictEqual(answered.status, 200, answered.body)
-        assert.strictEqual((yield* settled(url, key, job.id)).status, "planning")
+        assert.strictEqual((yield* settled(url, key, job.id)).status, "awaiting_approval")
         const events = yield* (yield* Jobs.Jobs).events(yield* accountOf(key), job.id)
         assert.deepStrictEqual(events.map((event) => event.type), [
           "job.created",
           "job.input_requested",
           "job.revised",
           "work.invalidated",
-          "job.interpreted"
+          "job.interpreted",
+          "proposal.presented"
         ])
       }))
 

@@ -13,11 +13,15 @@ import { newIdempotencyKey, newKey, previewServerWith, servicesLive, servicesTes
 import * as TestDatabase from "./support/TestDatabase.ts"
 
 /**
- * The Job API held by a model (fast-check commands): create, revise, answer, cancel, read the Job at a
- * past position or revision, and open and resume event streams, in any order, over HTTP with the typed
- * client. Invariants: every change makes exactly the revision and the events the model predicts
- * (revisions grow by one per change); a reader resuming after any position gets every later event
- * exactly once, in order; and the point-in-time view at every position equals the Job as it was then.
+ * The Job API held by a model (fast-check commands): create, revise, answer, approve (right, stale,
+ * mismatched, twice), reject, cancel, read the Job at a past position or revision, and open and resume
+ * event streams, in any order, over HTTP with the typed client, with the sandbox provider behind it.
+ * Invariants: every change makes exactly the revision and the events the model predicts (revisions grow
+ * by one per change), and so does the runner's work after it; a reader resuming after any position gets
+ * every later event exactly once, in order; the point-in-time view at every position equals the Job as
+ * it was then; no Outcome without a verification, no execution without a consumed approval of the
+ * current revision's proposal, never more spent than approved, at most one successful execution per
+ * proposal.
  */
 
 // The interpreter, scripted by request: a Job asks its questions until every one is answered, then plans.
@@ -50,7 +54,17 @@ interface JobModel {
   status: Job["status"]
   open: ReadonlyArray<string>
   notes: ReadonlyArray<string>
+  /** The open (or last) proposal's hash, the hashes decided in this revision, and the offers rejected in it. */
+  proposal: string | null
+  decided: ReadonlyArray<string>
+  rejected: number
 }
+
+/** The sandbox quotes three offers for these requests (no budget): a fourth plan finds none left. */
+const offers = 3
+
+/** Statuses in which the runner moves a Job on by itself. */
+const working: ReadonlyArray<Job["status"]> = ["interpreting", "planning", "executing", "verifying", "recovering"]
 
 interface Model {
   readonly jobs: Array<JobModel>
@@ -59,9 +73,10 @@ interface Model {
   /**
    * The Job as each change left it, from the change's first event on: the events of a change commit
    * together, and its first one says all it changed (the others, such as `work.invalidated`, change
-   * nothing the Job shows).
+   * nothing the Job shows). The runner's work between two states the model knows is recorded as
+   * unknown (`undefined`) up to its last event, from which the Job as it settled holds.
    */
-  readonly states: Map<string, Array<{ readonly position: number; readonly job: Job }>>
+  readonly states: Map<string, Array<{ readonly position: number; readonly job: Job | undefined }>>
   /** Where each resumed stream stands: "" for the account's, a Job's id for its own. */
   readonly cursors: Map<string, number>
 }
@@ -89,22 +104,58 @@ const newEvents = (real: Real, model: Model) =>
 
 /**
  * Takes the events a change appended, checks them against the model's prediction, and records the Job
- * as it was after them. A change that leaves the Job interpreting is followed by its interpretation
- * (in the background), which is taken the same way.
+ * as it was after them. A change that leaves the Job to the runner (interpreting, executing, planning
+ * again) is followed by the runner's work until the Job waits for a person or has ended: its events
+ * are taken the same way, against the model's prediction of them.
  */
-const settle = async (real: Real, model: Model, job: JobModel, expected: ReadonlyArray<string>, after: Job) => {
+const settle = async (
+  real: Real,
+  model: Model,
+  job: JobModel,
+  expected: ReadonlyArray<string>,
+  after: Job | undefined
+) => {
   const changed = await takeEvents(real, model, job, expected)
   record(model, job, changed, after)
-  if (after.status !== "interpreting") return
-  const asking = job.open.length > 0
-  const interpreted = await takeEvents(real, model, job, [asking ? "job.input_requested" : "job.interpreted"])
-  const now = await run(real.api.Jobs.getJob({ params: { id: job.id }, query: {} })) as Job
-  job.status = asking ? "awaiting_input" : "planning"
-  assert.strictEqual(now.status, job.status)
-  assert.deepStrictEqual(now.questions.map((question) => question.id), job.open)
+  if (!working.includes(job.status)) return
+  const predicted = runnerWork(job)
+  const worked = await takeEvents(real, model, job, predicted)
+  let now = await run(real.api.Jobs.getJob({ params: { id: job.id }, query: {} })) as Job
+  for (let i = 0; i < 100 && working.includes(now.status); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 10))
+    now = await run(real.api.Jobs.getJob({ params: { id: job.id }, query: {} })) as Job
+  }
+  assert.deepStrictEqual(await newEvents(real, model), [], `nothing after ${predicted}`)
+  job.status = now.status
+  job.proposal = now.proposal?.proposalHash ?? job.proposal
+  if (now.status === "awaiting_input") job.open = now.questions.map((question) => question.id)
   assert.strictEqual(now.jobRevision, job.revision)
-  record(model, job, interpreted, now)
+  assert.strictEqual(now.status, expectedStatus(predicted))
+  assert.deepStrictEqual(now.questions.map((question) => question.id), job.status === "awaiting_input" ? job.open : [])
+  recordWork(model, job, worked, now)
 }
+
+/** What the runner appends for a Job the model left working (the scripted interpreter, the sandbox). */
+const runnerWork = (job: JobModel): ReadonlyArray<string> => {
+  const plan = job.rejected >= offers ? ["recovery.step", "job.input_requested"] : ["proposal.presented"]
+  switch (job.status) {
+    case "interpreting":
+      return job.open.length > 0 ? ["job.input_requested"] : ["job.interpreted", ...plan]
+    case "planning":
+      return plan
+    case "executing":
+      return ["execution.started", "execution.succeeded", "verification.succeeded", "job.completed"]
+    default:
+      return []
+  }
+}
+
+const expectedStatus = (work: ReadonlyArray<string>): Job["status"] =>
+  work.at(-1) === "job.completed"
+    ? "completed"
+    : work.at(-1) === "proposal.presented"
+    ? "awaiting_approval"
+    : "awaiting_input"
 
 /** The next events after the log's end, as many as `expected` names (the runner may already have appended more). */
 const takeEvents = async (real: Real, model: Model, job: JobModel, expected: ReadonlyArray<string>) => {
@@ -120,11 +171,21 @@ const takeEvents = async (real: Real, model: Model, job: JobModel, expected: Rea
   return events
 }
 
-const record = (model: Model, job: JobModel, events: ReadonlyArray<JobEvent>, state: Job) => {
+const record = (model: Model, job: JobModel, events: ReadonlyArray<JobEvent>, state: Job | undefined) => {
   const first = events[0]
   if (first === undefined) return
   const states = model.states.get(job.id) ?? []
   states.push({ position: first.position, job: state })
+  model.states.set(job.id, states)
+}
+
+/** The runner's work: unknown from its first event, the settled Job from its last. */
+const recordWork = (model: Model, job: JobModel, events: ReadonlyArray<JobEvent>, settled: Job) => {
+  const [first, last] = [events[0], events.at(-1)]
+  if (first === undefined || last === undefined) return
+  const states = model.states.get(job.id) ?? []
+  if (first !== last) states.push({ position: first.position, job: undefined })
+  states.push({ position: last.position, job: settled })
   model.states.set(job.id, states)
 }
 
@@ -161,7 +222,10 @@ class Create implements Command {
       revision: 1,
       status: "interpreting",
       open: questionsOf[this.kind],
-      notes: this.notes
+      notes: this.notes,
+      proposal: null,
+      decided: [],
+      rejected: 0
     }
     model.jobs.push(job)
     await settle(real, model, job, ["job.created"], created)
@@ -198,13 +262,18 @@ class Revise implements Command {
       assert.deepStrictEqual(await newEvents(real, model), [])
       return
     }
+    const superseded = job.status === "awaiting_approval" ? ["proposal.superseded"] : []
     job.revision += 1
     job.notes = this.notes
     job.status = "interpreting"
     job.open = questionsOf[job.kind].filter((id) => !answeredBefore(model, job, id))
+    job.proposal = null
+    job.decided = []
+    job.rejected = 0
     assert.strictEqual(after.jobRevision, job.revision, "one revision more")
     assert.strictEqual(after.status, "interpreting")
-    await settle(real, model, job, ["job.revised", "work.invalidated"], after)
+    assert.isNull(after.proposal)
+    await settle(real, model, job, ["job.revised", "work.invalidated", ...superseded], after)
   }
   toString = () => `revise(${this.index}, [${this.notes}]${this.stale ? ", stale" : ""})`
 }
@@ -232,11 +301,21 @@ class Answer implements Command {
       headers: { "idempotency-key": newIdempotencyKey() },
       payload: { jobRevision: job.revision, answers: Object.fromEntries(given.map((id) => [id, "Friday at 8pm"])) }
     })))
+    if (given.length === 0) {
+      // No answer at all is invalid_request whatever the Job's state (the typed client refuses to send it).
+      assert.isTrue(Exit.isFailure(exit))
+      assert.include([undefined, "invalid_request"], codeOf(exit))
+      assert.deepStrictEqual(await newEvents(real, model), [], "a refused change appends nothing")
+      return
+    }
     if (job.status !== "awaiting_input") return expectRefused(exit, "invalid_state", await newEvents(real, model))
     assert.isTrue(Exit.isSuccess(exit), String(exit))
     const after = (exit as Exit.Success<Job>).value
     job.revision += 1
     job.open = job.open.filter((id) => !given.includes(id))
+    job.proposal = null
+    job.decided = []
+    job.rejected = 0
     assert.strictEqual(after.jobRevision, job.revision, "one revision more")
     if (job.open.length > 0) {
       assert.strictEqual(after.status, "awaiting_input")
@@ -266,12 +345,118 @@ class Cancel implements Command {
     if (isTerminal(job.status)) return expectRefused(exit, "invalid_state", await newEvents(real, model))
     assert.isTrue(Exit.isSuccess(exit), String(exit))
     const after = (exit as Exit.Success<Job>).value
+    const superseded = job.status === "awaiting_approval" ? ["proposal.superseded"] : []
     job.status = "cancelled"
     assert.strictEqual(after.jobRevision, job.revision, "cancelling is not a revision")
     assert.strictEqual(after.status, "cancelled")
-    await settle(real, model, job, ["job.cancelled"], after)
+    await settle(real, model, job, ["job.cancelled", ...superseded], after)
   }
   toString = () => `cancel(${this.index})`
+}
+
+/** A decision on a Job's proposal: the right one, or one made stale, mismatched, or a second on the same proposal. */
+class Decide implements Command {
+  readonly index: number
+  readonly approve: boolean
+  readonly variant: "right" | "stale" | "mismatched" | "twice"
+  constructor(index: number, approve: boolean, variant: "right" | "stale" | "mismatched" | "twice") {
+    this.index = index
+    this.approve = approve
+    this.variant = variant
+  }
+  check = (model: Readonly<Model>) => model.jobs.length > 0
+  async run(model: Model, real: Real) {
+    // Mostly a Job that waits for a decision, when there is one: that is where decisions matter.
+    const waiting = model.jobs.filter((candidate) => candidate.status === "awaiting_approval")
+    const job = this.variant !== "twice" && waiting.length > 0 && this.index % 4 !== 0
+      ? pick(waiting, this.index)
+      : pick(model.jobs, this.index)
+    const twice = this.variant === "twice" && job.decided.length > 0
+    const hash = this.variant === "mismatched"
+      ? `sha256:${"0".repeat(64)}`
+      : twice
+      ? job.decided.at(-1)!
+      : job.proposal ?? `sha256:${"1".repeat(64)}`
+    const exit = await run(Effect.exit(real.api.Jobs.createApproval({
+      params: { id: job.id },
+      headers: { "idempotency-key": newIdempotencyKey() },
+      payload: {
+        proposalHash: hash as never,
+        jobRevision: this.variant === "stale" ? job.revision + 1 : job.revision,
+        decision: this.approve ? "approve" : "reject"
+      }
+    })))
+    const appended = () => newEvents(real, model)
+    if (this.variant === "stale") return expectRefused(exit, "revision_mismatch", await appended())
+    if (twice || job.status !== "awaiting_approval") return expectRefused(exit, "invalid_state", await appended())
+    if (this.variant === "mismatched") return expectRefused(exit, "proposal_mismatch", await appended())
+    assert.isTrue(Exit.isSuccess(exit), String(exit))
+    const approval = Exit.isSuccess(exit) ? exit.value : undefined
+    assert.deepStrictEqual([approval?.proposalHash, approval?.decision], [hash, this.approve ? "approve" : "reject"])
+    job.decided = [...job.decided, hash]
+    if (this.approve) {
+      job.status = "executing"
+      return settle(real, model, job, ["approval.recorded"], undefined)
+    }
+    job.status = "planning"
+    job.rejected += 1
+    await settle(real, model, job, ["approval.recorded", "proposal.superseded"], undefined)
+  }
+  toString = () => `${this.approve ? "approve" : "reject"}(${this.index}, ${this.variant})`
+}
+
+/**
+ * The design's invariants over a whole history: no Outcome without a verification of its proposal,
+ * no execution without an approval of the current revision's proposal consumed by it (and by it only),
+ * never more spent than approved, at most one successful execution per proposal.
+ */
+const checkInvariants = (log: ReadonlyArray<JobEvent>) => {
+  const presented = new Map<
+    string,
+    { readonly spend: { amount: string; currency: string }; readonly revision: number }
+  >()
+  const approved = new Set<string>()
+  const consumed = new Set<string>()
+  const verified = new Set<string>()
+  const succeeded = new Map<string, number>()
+  let lastExecuted: string | undefined
+  for (const event of log) {
+    const data = event.data as Record<string, never>
+    switch (event.type) {
+      case "proposal.presented":
+        presented.set(data.proposalHash, { spend: data.spend, revision: event.jobRevision })
+        if (data.needsApproval === false) approved.add(data.proposalHash)
+        break
+      case "approval.recorded":
+        if (data.decision === "approve") approved.add(data.proposalHash)
+        break
+      case "execution.started":
+        assert.isTrue(approved.has(data.proposalHash), "executed without an approval")
+        assert.isFalse(consumed.has(data.proposalHash), "an approval consumed twice")
+        assert.strictEqual(
+          presented.get(data.proposalHash)?.revision,
+          event.jobRevision,
+          "an older revision's proposal"
+        )
+        consumed.add(data.proposalHash)
+        lastExecuted = data.proposalHash
+        break
+      case "execution.succeeded":
+        succeeded.set(data.proposalHash, (succeeded.get(data.proposalHash) ?? 0) + 1)
+        assert.isAtMost(succeeded.get(data.proposalHash)!, 1, "two successful executions of one proposal")
+        break
+      case "verification.succeeded":
+        verified.add(data.proposalHash)
+        break
+      case "job.completed": {
+        assert.isTrue(lastExecuted !== undefined && verified.has(lastExecuted), "an Outcome without a verification")
+        const spend = presented.get(lastExecuted!)!.spend
+        const spent = (data.outcome as { readonly spent: { amount: string; currency: string } }).spent
+        assert.strictEqual(spent.currency, spend.currency)
+        assert.isAtMost(Number(spent.amount), Number(spend.amount), "spent above the approval")
+      }
+    }
+  }
 }
 
 const codeOf = (exit: Exit.Exit<unknown, unknown>) =>
@@ -293,6 +478,7 @@ const checkViewAt = async (model: Model, real: Real, id: string, position: numbe
     return
   }
   assert.isTrue(Exit.isSuccess(exit), String(exit))
+  if (expected.job === undefined) return
   const { asOf, ...job } = (exit as Exit.Success<JobAsOf>).value
   assert.deepStrictEqual(job, expected.job, `the Job ${id} at ${position}`)
   assert.deepStrictEqual(asOf, { jobRevision: expected.job.jobRevision, position: lastEventAt(model, id, position) })
@@ -331,12 +517,20 @@ class ReadRevision implements Command {
       params: { id: job.id },
       query: { revision: String(revision) }
     })))
-    const ended = (model.states.get(job.id) ?? []).filter((state) => state.job.jobRevision === revision).at(-1)
-    if (ended === undefined) {
+    const states = model.states.get(job.id) ?? []
+    const ended = states.filter((state) => state.job?.jobRevision === revision).at(-1)
+    if (ended?.job === undefined || states.at(-1)?.job === undefined) {
+      if (ended !== undefined) return
+
       assert.strictEqual(codeOf(exit), "not_found")
       return
     }
     const { asOf, ...view } = (exit as Exit.Success<JobAsOf>).value
+    if (
+      states.some((state, i) => i > states.indexOf(ended) && state.job === undefined && state.position > ended.position)
+    ) {
+      return
+    }
     assert.deepStrictEqual(view, ended.job)
     const last = model.log.filter((event) => event.jobId === job.id && event.jobRevision === revision).at(-1)
     assert.deepStrictEqual(asOf, { jobRevision: revision, position: last?.position })
@@ -378,6 +572,20 @@ const commands = [
   fc.tuple(fc.nat(), notes, fc.boolean()).map(([index, list, stale]) => new Revise(index, list, stale)),
   fc.tuple(fc.nat(), fc.boolean()).map(([index, all]) => new Answer(index, all)),
   fc.nat().map((index) => new Cancel(index)),
+  fc.tuple(
+    fc.nat(),
+    fc.boolean(),
+    fc.constantFrom("right", "right", "stale", "mismatched", "twice") as fc.Arbitrary<
+      "right" | "stale" | "mismatched" | "twice"
+    >
+  ).map(([index, approve, variant]) => new Decide(index, approve, variant)),
+  fc.tuple(
+    fc.nat(),
+    fc.constant(true),
+    fc.constantFrom("right", "right", "stale", "mismatched", "twice") as fc.Arbitrary<
+      "right" | "stale" | "mismatched" | "twice"
+    >
+  ).map(([index, approve, variant]) => new Decide(index, approve, variant)),
   fc.tuple(fc.nat(), fc.nat(), fc.integer({ min: -1, max: 1 })).map(([i, e, s]) => new ReadAt(i, e, s)),
   fc.tuple(fc.nat(), fc.nat()).map(([index, revision]) => new ReadRevision(index, revision)),
   fc.tuple(fc.option(fc.nat(), { nil: undefined }), fc.integer({ min: 1, max: 6 })).map(([i, n]) => new Follow(i, n))
@@ -395,6 +603,7 @@ const behaviour = <E>(name: string, services: Layer.Layer<JobServices, E>, numRu
         const clients = yield* Effect.forEach(keys, (apiKey) => JobsClient.make({ baseUrl: url, apiKey }))
         let runs = 0
         let steps = 0
+        const seen = new Map<string, number>()
         const started = Date.now()
         yield* Effect.promise(() =>
           fc.assert(
@@ -404,6 +613,8 @@ const behaviour = <E>(name: string, services: Layer.Layer<JobServices, E>, numRu
               const model: Model = { jobs: [], log: [], states: new Map(), cursors: new Map() }
               await fc.asyncModelRun(() => ({ model, real }), sequence)
               steps += [...sequence].length
+              checkInvariants(model.log)
+              for (const event of model.log) seen.set(event.type, (seen.get(event.type) ?? 0) + 1)
               // The view at every position of the history equals the Job as it was then.
               const positions = new Set([0, ...model.log.flatMap((event) => [event.position - 1, event.position])])
               for (const job of model.jobs) {
@@ -421,9 +632,14 @@ const behaviour = <E>(name: string, services: Layer.Layer<JobServices, E>, numRu
         console.log(
           `model-based test (${name}): ${numRuns} runs, ${steps} commands, ${runs} sequences run, ${
             Date.now() - started
-          } ms`
+          } ms; ${seen.get("approval.recorded") ?? 0} decisions, ${seen.get("job.completed") ?? 0} completed, ${
+            seen.get("job.cancelled") ?? 0
+          } cancelled`
         )
         assert.isAtLeast(runs, numRuns)
+        // The runs went past planning: decisions were taken and Jobs completed.
+        assert.isAbove(seen.get("approval.recorded") ?? 0, 0)
+        assert.isAbove(seen.get("job.completed") ?? 0, 0)
       }))
   })
 

@@ -12,7 +12,7 @@ import * as JobWork from "../src/services/jobs/JobWork.ts"
 import * as Database from "../src/services/store/Database.ts"
 import * as Migrations from "../src/services/store/Migrations.ts"
 import { baseUrl } from "./support/Http.ts"
-import { call, previewServerWith } from "./support/JobsHttp.ts"
+import { call, partsLive, previewServerWith } from "./support/JobsHttp.ts"
 import * as TestDatabase from "./support/TestDatabase.ts"
 
 interface Output {
@@ -39,7 +39,7 @@ const cli = (env: Record<string, string>, args: ReadonlyArray<string>) =>
 // The same layer value twice: built once, so both see one store.
 const store = TestDatabase.layerWithEnv
 const services = Layer.merge(JobRunner.layer(), EventFeed.layer).pipe(
-  Layer.provideMerge(Layer.mergeAll(Jobs.layerLive, Idempotency.layerLive, ApiKeys.layerLive)),
+  Layer.provideMerge(Layer.mergeAll(Jobs.layerLive, Idempotency.layerLive, ApiKeys.layerLive, partsLive)),
   Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layerStore)),
   Layer.provide(Interpreter.layerLive),
   Layer.provide(JobRunner.engine),

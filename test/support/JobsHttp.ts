@@ -1,5 +1,5 @@
 import { NodeHttpServer } from "@effect/platform-node"
-import { Effect, Layer, Redacted } from "effect"
+import { ConfigProvider, Effect, Layer, Redacted } from "effect"
 import { PreviewHttpLive } from "../../src/http/JobsPreview.ts"
 import { makeNodeServer } from "../../src/http/Server.ts"
 import type { Scope } from "../../src/schema/ApiKey.ts"
@@ -8,9 +8,15 @@ import * as Idempotency from "../../src/services/access/Idempotency.ts"
 import * as EventFeed from "../../src/services/events/EventFeed.ts"
 import * as EventSignal from "../../src/services/events/EventSignal.ts"
 import * as Interpreter from "../../src/services/interpreter/Interpreter.ts"
+import * as Approvals from "../../src/services/jobs/Approvals.ts"
 import * as JobRunner from "../../src/services/jobs/JobRunner.ts"
 import * as Jobs from "../../src/services/jobs/Jobs.ts"
+import * as JobStore from "../../src/services/jobs/JobStore.ts"
 import * as JobWork from "../../src/services/jobs/JobWork.ts"
+import * as Proposals from "../../src/services/jobs/Proposals.ts"
+import * as Verifier from "../../src/services/jobs/Verifier.ts"
+import * as Sandbox from "../../src/services/providers/Sandbox.ts"
+import type { SandboxLedger } from "../../src/services/providers/Sandbox.ts"
 import * as Database from "../../src/services/store/Database.ts"
 import * as Migrations from "../../src/services/store/Migrations.ts"
 import * as Waitlist from "../../src/services/waitlist/Waitlist.ts"
@@ -20,19 +26,40 @@ import * as TestDatabase from "./TestDatabase.ts"
 
 export type JobServices =
   | Jobs.Jobs
+  | Proposals.Proposals
+  | Approvals.Approvals
+  | SandboxLedger
   | Idempotency.Idempotency
   | ApiKeys.ApiKeys
   | JobWork.JobWork
   | EventFeed.EventFeed
   | EventSignal.EventSignal
 
-/** The Job API's services in memory, with the runner on the in-memory engine over `interpreter`. */
-export const servicesTest = (interpreter: Layer.Layer<Interpreter.Interpreter> = Interpreter.layerTest()) =>
+/** The Job family's stores and parts besides `Jobs`, in memory (sharing one store) and on the store. */
+export const partsTest = Layer.mergeAll(Proposals.layerTest, Approvals.layerTest, JobStore.layerTest, Verifier.layer)
+  .pipe(
+    Layer.provideMerge(Sandbox.layerTest)
+  )
+export const partsLive = Layer.mergeAll(Proposals.layerLive, Approvals.layerLive, JobStore.layerLive, Verifier.layer)
+  .pipe(
+    Layer.provideMerge(Sandbox.layerLive)
+  )
+
+/** The Job API's services in memory, with the runner on the in-memory engine over `interpreter`, configured by `config`. */
+export const servicesTest = (
+  interpreter: Layer.Layer<Interpreter.Interpreter> = Interpreter.layerTest(),
+  config: Record<string, string> = {}
+) =>
   Layer.merge(JobRunner.layer({ sweepInterval: "1 second" }), EventFeed.layer).pipe(
-    Layer.provideMerge(Layer.mergeAll(Jobs.layerTest, Idempotency.layerTest, ApiKeys.layerTest)),
+    Layer.provideMerge(Layer.mergeAll(Jobs.layerTest, Idempotency.layerTest, ApiKeys.layerTest, partsTest)),
     Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layer)),
     Layer.provide(interpreter),
-    Layer.provideMerge(JobRunner.engineMemory)
+    Layer.provideMerge(JobRunner.engineMemory),
+    // Only when given: otherwise the suite's own configuration stands.
+    (services) =>
+      Object.keys(config).length === 0
+        ? services
+        : services.pipe(Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown(config))))
   )
 
 /** The same services on PostgreSQL (or PGlite), over a store of their own, configured by `config`. */
@@ -41,7 +68,7 @@ export const servicesLive = (
   config: Record<string, string> = {}
 ) =>
   Layer.merge(JobRunner.layer({ sweepInterval: "1 second" }), EventFeed.layer).pipe(
-    Layer.provideMerge(Layer.mergeAll(Jobs.layerLive, Idempotency.layerLive, ApiKeys.layerLive)),
+    Layer.provideMerge(Layer.mergeAll(Jobs.layerLive, Idempotency.layerLive, ApiKeys.layerLive, partsLive)),
     Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layerStore)),
     Layer.provide(interpreter),
     Layer.provideMerge(JobRunner.engine),
@@ -97,14 +124,17 @@ export const call = (url: string, options: Call): Effect.Effect<RawResponse> => 
   })
 }
 
-/** Polls a Job until its status is no longer `interpreting` (the runner works in the background). */
+/** The statuses in which a Job has work of its own under way (the runner moves it on by itself). */
+export const working: ReadonlyArray<string> = ["interpreting", "planning", "executing", "verifying", "recovering"]
+
+/** Polls a Job until it waits for a person or has ended (the runner works in the background). */
 export const settled = (url: string, key: string, id: string) =>
   Effect.gen(function*() {
-    for (let i = 0; i < 200; i++) {
+    for (let i = 0; i < 1000; i++) {
       const response = yield* call(url, { path: `/v1/jobs/${id}`, key })
       const job = JSON.parse(response.body)
-      if (job.status !== "interpreting") return job
+      if (!working.includes(job.status)) return job
       yield* Effect.sleep("20 millis")
     }
-    return yield* Effect.die(new Error(`job ${id} is still interpreting`))
+    return yield* Effect.die(new Error(`job ${id} is still at work after 20 s`))
   })
