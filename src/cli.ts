@@ -3,11 +3,12 @@ import { Effect, Layer } from "effect"
 import { Command } from "effect/cli"
 import * as Cli from "./cli/Cli.ts"
 import * as ApiKeys from "./services/access/ApiKeys.ts"
+import * as Sandbox from "./services/providers/Sandbox.ts"
 import * as Database from "./services/store/Database.ts"
 import * as Migrations from "./services/store/Migrations.ts"
 import * as Waitlist from "./services/waitlist/Waitlist.ts"
 
-const StoreLive = Layer.merge(Waitlist.layerLive, ApiKeys.layerLive).pipe(
+const StoreLive = Layer.mergeAll(Waitlist.layerLive, ApiKeys.layerLive, Sandbox.layerLive).pipe(
   Layer.provide(Migrations.layer),
   Layer.provideMerge(Database.layerCommand)
 )

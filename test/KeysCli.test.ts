@@ -97,4 +97,83 @@ layer(previewServerWith(services).pipe(Layer.provideMerge(store)), {
       assert.notStrictEqual(unknown.code, 0)
       assert.include(unknown.stdout + unknown.stderr, "There is no API key \"key_0000\".")
     }))
+
+  it.effect("sandbox ledger prints one JSON line per key, all of them or one Job's, as the service recorded them", () =>
+    Effect.gen(function*() {
+      const env = yield* TestDatabase.StoreEnv
+      const url = yield* baseUrl
+      const created = yield* cli(env, [
+        "keys",
+        "create",
+        "--account",
+        "ledger",
+        "--scopes",
+        "jobs:read,jobs:write,approvals:write"
+      ])
+      const key = created.stdout.split("\n")[0]!
+      const run = (notes: ReadonlyArray<string>) =>
+        Effect.gen(function*() {
+          const job = JSON.parse(
+            (yield* call(url, {
+              path: "/v1/jobs",
+              key,
+              idempotencyKey: `ledger-${Math.random()}`,
+              body: {
+                request: "Book a table for 4 at an Italian restaurant in Lisbon next Friday at 8pm",
+                constraints: [
+                  { type: "budget", max: { amount: "200.00", currency: "EUR" } },
+                  ...notes.map((text) => ({ type: "note", text }))
+                ]
+              }
+            })).body
+          )
+          let proposed = job
+          for (let i = 0; i < 500 && proposed.status !== "awaiting_approval"; i++) {
+            yield* Effect.sleep("20 millis")
+            proposed = JSON.parse((yield* call(url, { path: `/v1/jobs/${job.id}`, key })).body)
+          }
+          const approved = yield* call(url, {
+            path: `/v1/jobs/${job.id}/approvals`,
+            key,
+            idempotencyKey: `approve-${job.id}`,
+            body: { proposalHash: proposed.proposal.proposalHash, jobRevision: 1, decision: "approve" }
+          })
+          assert.strictEqual(approved.status, 201, approved.body)
+          let done = proposed
+          for (let i = 0; i < 500 && done.status !== "completed"; i++) {
+            yield* Effect.sleep("20 millis")
+            done = JSON.parse((yield* call(url, { path: `/v1/jobs/${job.id}`, key })).body)
+          }
+          assert.strictEqual(done.status, "completed")
+          return proposed as { id: string; proposal: { proposalHash: string } }
+        })
+      const plain = yield* run([])
+      const retried = yield* run(["sandbox:transient-once"])
+
+      const all = yield* cli(env, ["sandbox", "ledger"])
+      assert.strictEqual(all.code, 0, all.stderr)
+      const lines = all.stdout.trim().split("\n").map((line) => JSON.parse(line))
+      assert.deepStrictEqual(lines, [
+        {
+          key: `${plain.id}:${plain.proposal.proposalHash}:1`,
+          jobId: plain.id,
+          proposalHash: plain.proposal.proposalHash,
+          calls: 2,
+          effects: 1,
+          state: "succeeded"
+        },
+        {
+          key: `${retried.id}:${retried.proposal.proposalHash}:1`,
+          jobId: retried.id,
+          proposalHash: retried.proposal.proposalHash,
+          calls: 3,
+          effects: 1,
+          state: "succeeded"
+        }
+      ])
+      const one = yield* cli(env, ["sandbox", "ledger", "--job", retried.id])
+      assert.strictEqual(one.code, 0, one.stderr)
+      assert.deepStrictEqual(one.stdout.trim().split("\n").map((line) => JSON.parse(line)), [lines[1]])
+      assert.strictEqual((yield* cli(env, ["sandbox", "ledger", "--job", "job_none"])).stdout, "")
+    }))
 })

@@ -1,4 +1,4 @@
-import { Console, Effect, Redacted, Schema, Stdio, Stream } from "effect"
+import { Console, Effect, Option, Redacted, Schema, Stdio, Stream } from "effect"
 import type { Layer } from "effect"
 import { Argument, CliError, Command, Flag } from "effect/cli"
 import type { SqlClient } from "effect/sql"
@@ -6,6 +6,7 @@ import { NotFound } from "../schema/ApiErrors.ts"
 import { AccountName, Scope, scopes as allScopes } from "../schema/ApiKey.ts"
 import type { KeyInfo } from "../services/access/ApiKeys.ts"
 import { ApiKeys } from "../services/access/ApiKeys.ts"
+import { SandboxLedger } from "../services/providers/Sandbox.ts"
 import * as Migrations from "../services/store/Migrations.ts"
 import { Waitlist } from "../services/waitlist/Waitlist.ts"
 import * as Export from "./Export.ts"
@@ -34,7 +35,7 @@ const keyLine = (key: KeyInfo) =>
  * The operator's command line. Each command opens the store when it runs, so `--help` and mistyped
  * commands answer at once.
  */
-export const make = <E>(store: Layer.Layer<Waitlist | ApiKeys | SqlClient.SqlClient, E>) => {
+export const make = <E>(store: Layer.Layer<Waitlist | ApiKeys | SandboxLedger | SqlClient.SqlClient, E>) => {
   const count = Command.make("count", {}, () =>
     Effect.gen(function*() {
       const waitlist = yield* Waitlist
@@ -118,6 +119,22 @@ export const make = <E>(store: Layer.Layer<Waitlist | ApiKeys | SqlClient.SqlCli
       Command.provide(store)
     )
 
+  const ledger = Command.make("ledger", {
+    job: Flag.String("job").pipe(Flag.optional, Flag.withDescription("only the keys of this Job"))
+  }, ({ job }) =>
+    Effect.gen(function*() {
+      const entries = yield* (yield* SandboxLedger).entries(Option.getOrUndefined(job))
+      for (const entry of entries) {
+        const { calls, effects, jobId, key, proposalHash, state } = entry
+        yield* Console.log(JSON.stringify({ key, jobId, proposalHash, calls, effects, state }))
+      }
+    })).pipe(
+      Command.withDescription(
+        "Print the sandbox provider's ledger, one JSON line per key: {key, jobId, proposalHash, calls, effects, state}."
+      ),
+      Command.provide(store)
+    )
+
   return Command.make("request-coordination").pipe(
     Command.withDescription("Operate the request-coordination service (on DATABASE_URL, or the embedded DATA_DIR)."),
     Command.withSubcommands([
@@ -128,6 +145,10 @@ export const make = <E>(store: Layer.Layer<Waitlist | ApiKeys | SqlClient.SqlCli
       Command.make("keys").pipe(
         Command.withDescription("API keys of the Job API (preview)."),
         Command.withSubcommands([createKey, listKeys, revokeKey])
+      ),
+      Command.make("sandbox").pipe(
+        Command.withDescription("The sandbox provider of the Job API (preview)."),
+        Command.withSubcommands([ledger])
       ),
       Command.make("db").pipe(
         Command.withDescription("The database."),
