@@ -8,31 +8,52 @@ import {
   NotFound,
   RevisionMismatch
 } from "../src/schema/ApiErrors.ts"
-import type { AccountId } from "../src/schema/ApiKey.ts"
+import type { AccountId, ApiKeyId } from "../src/schema/ApiKey.ts"
 import { Unavailable } from "../src/schema/Errors.ts"
+import type { JobId } from "../src/schema/Job.ts"
+import type { ProposalHash } from "../src/schema/Proposal.ts"
 import * as ApiKeys from "../src/services/access/ApiKeys.ts"
 import * as Idempotency from "../src/services/access/Idempotency.ts"
 import * as EventSignal from "../src/services/events/EventSignal.ts"
 import type { Interpretation } from "../src/services/interpreter/Interpreter.ts"
+import * as Approvals from "../src/services/jobs/Approvals.ts"
 import * as Jobs from "../src/services/jobs/Jobs.ts"
 import * as JobWork from "../src/services/jobs/JobWork.ts"
+import * as Proposals from "../src/services/jobs/Proposals.ts"
+import * as WorkRules from "../src/services/jobs/WorkRules.ts"
+import { Providers } from "../src/services/providers/Provider.ts"
+import * as Sandbox from "../src/services/providers/Sandbox.ts"
 import * as Database from "../src/services/store/Database.ts"
 import * as Migrations from "../src/services/store/Migrations.ts"
 import * as TestDatabase from "./support/TestDatabase.ts"
 
 /**
- * One behaviour of the Job API's stores (Jobs, Idempotency), held by the in-memory and the PostgreSQL
+ * One behaviour of the Job API's stores (Jobs, Proposals, Approvals, the sandbox, Idempotency), held by the in-memory and the PostgreSQL
  * layers alike. Interpretation is driven by hand here (no runner), so every step is the test's.
  */
 
-const config = { IDEMPOTENCY_CLAIM_TTL: "1 second", IDEMPOTENCY_RETENTION: "3 seconds" }
+const config = { IDEMPOTENCY_CLAIM_TTL: "1 second", IDEMPOTENCY_RETENTION: "3 seconds", PROPOSAL_TTL: "1 second" }
 
-const stores = Layer.mergeAll(Jobs.layerTest, Idempotency.layerTest, ApiKeys.layerTest).pipe(
+const stores = Layer.mergeAll(
+  Jobs.layerTest,
+  Proposals.layerTest,
+  Approvals.layerTest,
+  Idempotency.layerTest,
+  ApiKeys.layerTest
+).pipe(
+  Layer.provideMerge(Sandbox.layerTest),
   Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layer)),
   Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown(config)))
 )
 
-const storesLive = Layer.mergeAll(Jobs.layerLive, Idempotency.layerLive, ApiKeys.layerLive).pipe(
+const storesLive = Layer.mergeAll(
+  Jobs.layerLive,
+  Proposals.layerLive,
+  Approvals.layerLive,
+  Idempotency.layerLive,
+  ApiKeys.layerLive
+).pipe(
+  Layer.provideMerge(Sandbox.layerLive),
   Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layerStore)),
   Layer.provide(Migrations.layer),
   Layer.provideMerge(Database.layer),
@@ -72,7 +93,16 @@ const code = (error: unknown) =>
 
 const behaviour = (
   name: string,
-  layerUnderTest: Layer.Layer<Jobs.Jobs | Idempotency.Idempotency | JobWork.JobWork, unknown>
+  layerUnderTest: Layer.Layer<
+    | Jobs.Jobs
+    | Proposals.Proposals
+    | Approvals.Approvals
+    | Providers
+    | Sandbox.SandboxLedger
+    | Idempotency.Idempotency
+    | JobWork.JobWork,
+    unknown
+  >
 ) =>
   layer(layerUnderTest, { timeout: "60 seconds", excludeTestServices: true })(name, (it) => {
     describe("Jobs", () => {
@@ -356,6 +386,158 @@ const behaviour = (
           yield* Effect.sleep("3200 millis")
           assert.isAtLeast(yield* idempotency.prune, 1)
           assert.strictEqual((yield* idempotency.claim(owner, "old", "other"))._tag, "Claimed")
+        }))
+    })
+
+    describe("Proposals and Approvals", () => {
+      const clear: Interpretation = {
+        _tag: "Understood",
+        objective: { kind: "reservation", summary: "A table for 4" },
+        constraints: [{ type: "quantity", count: 4, unit: "people" }]
+      }
+      /** A Job interpreted and planned by hand (no runner here): its proposal is open. */
+      const planned = (constraints: ReadonlyArray<typeof budget | { type: "note"; text: string }> = [budget]) =>
+        Effect.gen(function*() {
+          const jobs = yield* Jobs.Jobs
+          const proposals = yield* Proposals.Proposals
+          const owner = account()
+          const job = yield* jobs.create(owner, { request: "A table for 4", constraints })
+          const ref = { accountId: owner, jobId: job.id, revision: 1, run: 0 }
+          yield* jobs.recordInterpretation(ref, clear)
+          yield* proposals.plan(ref)
+          return { owner, ref, job: yield* jobs.get(owner, job.id) }
+        })
+
+      it.effect("presents the first quote that fits, stored once as the canonical bytes its hash names", () =>
+        Effect.gen(function*() {
+          const proposals = yield* Proposals.Proposals
+          const { job, owner, ref } = yield* planned()
+          assert.strictEqual(job.status, "awaiting_approval")
+          const proposal = job.proposal!
+          assert.strictEqual(proposal.status, "open")
+          assert.isTrue(Number(proposal.document.spend.amount) <= 200)
+          const bytes = yield* proposals.document(owner, job.id, proposal.proposalHash)
+          assert.strictEqual(WorkRules.hashOf(bytes), proposal.proposalHash)
+          assert.deepStrictEqual(JSON.parse(bytes), proposal.document)
+          assert.instanceOf(yield* failure(proposals.document(account(), job.id, proposal.proposalHash)), NotFound)
+          assert.instanceOf(yield* failure(proposals.document(owner, job.id, `sha256:${"0".repeat(64)}`)), NotFound)
+          // Planning again in the same run changes nothing: the Job no longer plans.
+          yield* proposals.plan(ref)
+          assert.deepStrictEqual((yield* (yield* Jobs.Jobs).get(owner, job.id)).proposal, proposal)
+        }))
+
+      it.effect("records a decision once, in the order of checks, and an approval is consumed by one claim", () =>
+        Effect.gen(function*() {
+          const approvals = yield* Approvals.Approvals
+          const { job, owner, ref } = yield* planned()
+          const principal = {
+            accountId: owner,
+            keyId: "key_test" as ApiKeyId,
+            scopes: new Set(["approvals:write"] as const)
+          }
+          const hash = job.proposal!.proposalHash
+          const decide = (
+            input: Partial<{ proposalHash: ProposalHash; jobRevision: number; decision: "approve" | "reject" }>
+          ) =>
+            failure(
+              approvals.decide(principal, job.id, { proposalHash: hash, jobRevision: 1, decision: "approve", ...input })
+            )
+          assert.instanceOf(
+            yield* failure(approvals.decide({ ...principal, accountId: account() }, job.id, {
+              proposalHash: hash,
+              jobRevision: 1,
+              decision: "approve"
+            })),
+            NotFound
+          )
+          assert.strictEqual(code(yield* decide({ jobRevision: 2 })), "revision_mismatch")
+          assert.strictEqual(
+            code(yield* decide({ proposalHash: `sha256:${"1".repeat(64)}` as ProposalHash })),
+            "proposal_mismatch"
+          )
+          const approval = yield* approvals.decide(principal, job.id, {
+            proposalHash: hash,
+            jobRevision: 1,
+            decision: "approve"
+          })
+          assert.deepStrictEqual([approval.decision, approval.decidedBy, approval.reason], [
+            "approve",
+            "key_test",
+            null
+          ])
+          assert.strictEqual(code(yield* decide({ decision: "reject" })), "invalid_state")
+          const approved = yield* (yield* Jobs.Jobs).get(owner, job.id)
+          assert.deepStrictEqual([approved.status, approved.proposal?.status], ["executing", "approved"])
+          // The run the decision began claims it once; the old run, and a second claim, get nothing.
+          assert.strictEqual(yield* approvals.claim(ref), "none")
+          assert.strictEqual(yield* approvals.claim({ ...ref, run: 1 }), "started")
+          assert.strictEqual(yield* approvals.claim({ ...ref, run: 1 }), "none")
+          const events = yield* (yield* Jobs.Jobs).events(owner, job.id)
+          const started = events.filter((event) => event.type === "execution.started")
+          assert.deepStrictEqual(started.map((event) => event.data), [{
+            proposalHash: hash,
+            executionNumber: 1,
+            status: "executing"
+          }])
+        }))
+
+      it.effect("a proposal past its expiry is refused and then superseded; the Job plans again", () =>
+        Effect.gen(function*() {
+          const approvals = yield* Approvals.Approvals
+          const proposals = yield* Proposals.Proposals
+          const { job, owner } = yield* planned()
+          const principal = {
+            accountId: owner,
+            keyId: "key_test" as ApiKeyId,
+            scopes: new Set(["approvals:write"] as const)
+          }
+          yield* Effect.sleep("1100 millis")
+          const late = yield* failure(approvals.decide(principal, job.id, {
+            proposalHash: job.proposal!.proposalHash,
+            jobRevision: 1,
+            decision: "approve"
+          }))
+          assert.strictEqual(code(late), "proposal_expired")
+          assert.isAtLeast(yield* proposals.expireDue, 1)
+          const replanning = yield* (yield* Jobs.Jobs).get(owner, job.id)
+          assert.deepStrictEqual([replanning.status, replanning.proposal?.status], ["planning", "expired"])
+        }))
+
+      it.effect("with no offer that fits, asks the User", () =>
+        Effect.gen(function*() {
+          const { job } = yield* planned([budget, { type: "note", text: "sandbox:no-offers" }])
+          assert.strictEqual(job.status, "awaiting_input")
+          assert.deepStrictEqual(job.questions.map((question) => question.id), ["q_offers"])
+        }))
+
+      it.effect("the sandbox performs one side effect per key, however many calls carry it at once", () =>
+        Effect.gen(function*() {
+          const providers = yield* Providers
+          const ledger = yield* Sandbox.SandboxLedger
+          const { job } = yield* planned()
+          const proposal = job.proposal!
+          const key = `${job.id}:${proposal.proposalHash}:1`
+          const receipts = yield* Effect.forEach(
+            Array.from({ length: 20 }),
+            () => providers.execute({ key, proposalHash: proposal.proposalHash, document: proposal.document }),
+            { concurrency: "unbounded" }
+          )
+          assert.strictEqual(new Set(receipts.map((receipt) => receipt.reference)).size, 1)
+          assert.deepStrictEqual(
+            (yield* ledger.entries(job.id)).map((entry) => [entry.key, entry.calls, entry.effects, entry.state]),
+            [[key, 20, 1, "succeeded"]]
+          )
+          // The same objective and constraints: the same offers, byte for byte.
+          const request = {
+            jobId: job.id,
+            jobRevision: 1,
+            objective: clear.objective,
+            constraints: proposal.document.constraints
+          }
+          assert.deepStrictEqual(
+            yield* providers.quote(request),
+            yield* providers.quote({ ...request, jobId: "job_other" as JobId })
+          )
         }))
     })
   })

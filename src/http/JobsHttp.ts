@@ -1,3 +1,4 @@
+import canonicalize from "canonicalize"
 import { ByteSize, Cause, Config, Deferred, Duration, Effect, Result, Stream } from "effect"
 import { HttpIncomingMessage, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
@@ -19,7 +20,6 @@ import {
 import { IdempotencyKeyReused } from "../schema/ApiErrors.ts"
 import type { JobError } from "../schema/ApiErrors.ts"
 import type { Principal } from "../schema/ApiKey.ts"
-import { canonicalJson } from "../schema/Canonical.ts"
 import { Unavailable } from "../schema/Errors.ts"
 import type { Job, JobStatus } from "../schema/Job.ts"
 import {
@@ -162,7 +162,7 @@ const sha256 = (text: string) => createHash("sha256").update(text, "utf8").diges
 
 /** jobs.md: the method, the path as sent, and the SHA-256 of the body's JCS form ("" for no body). */
 export const fingerprintOf = (method: string, path: string, document: unknown) =>
-  sha256(`${method} ${path}\n${document === undefined ? "" : sha256(canonicalJson(document))}`)
+  sha256(`${method} ${path}\n${document === undefined ? "" : sha256(canonicalize(document)!)}`)
 
 const fingerprint = (request: HttpServerRequest, document: unknown) => {
   const end = request.url.indexOf("?")

@@ -1,8 +1,8 @@
+import canonicalize from "canonicalize"
 import { Result } from "effect"
 import { randomBytes } from "node:crypto"
 import { InvalidRequest, InvalidState, RevisionMismatch } from "../../schema/ApiErrors.ts"
 import type { AccountId } from "../../schema/ApiKey.ts"
-import { canonicalJson } from "../../schema/Canonical.ts"
 import type { Constraint, ConstraintInput, ConstraintSource, Objective, Question } from "../../schema/Constraint.ts"
 import type {
   AnswerQuestionsRequest,
@@ -98,6 +98,9 @@ export interface StoredProposal {
   readonly bytes: string
   readonly createdAt: string
 }
+
+/** RFC 8785 (JCS): equal constraints have equal text, whatever the order of their members. */
+const canonicalJson = (value: unknown): string => canonicalize(value)!
 
 /** An event before the store gives it a position. */
 export interface NewEvent {
