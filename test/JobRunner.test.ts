@@ -54,10 +54,12 @@ const settled = (accountId: AccountId, id: string, status: string) =>
 
 const isComplete = (run: Option.Option<{ readonly _tag: string }>) =>
   Option.isSome(run) && run.value._tag === "Complete"
+const isSuspended = (run: Option.Option<{ readonly _tag: string }>) =>
+  Option.isSome(run) && run.value._tag === "Suspended"
 
 const behaviour = (name: string, services: Layer.Layer<JobServices | WorkflowEngine.WorkflowEngine, unknown>) =>
   layer(services, { timeout: "60 seconds", excludeTestServices: true })(name, (it) => {
-    it.effect("a run ends when the Job waits for a person; an answer starts the next revision's run", () =>
+    it.effect("a run ends when the Job waits for an answer; an answer starts the next revision's run", () =>
       Effect.gen(function*() {
         const jobs = yield* Jobs.Jobs
         const owner = account()
@@ -75,7 +77,8 @@ const behaviour = (name: string, services: Layer.Layer<JobServices | WorkflowEng
         const proposed = yield* settled(owner, created.id, "awaiting_approval")
         assert.strictEqual(proposed.jobRevision, 2)
         assert.strictEqual(proposed.proposal?.status, "open")
-        yield* until(runOf(created, 2, 0, owner), isComplete)
+        // It sleeps on a durable timer until its proposal expires.
+        yield* until(runOf(created, 2, 0, owner), isSuspended)
       }))
 
     it.effect("a partial answer leaves no run of the old revision behind, and the last answer moves on", () =>
@@ -95,7 +98,7 @@ const behaviour = (name: string, services: Layer.Layer<JobServices | WorkflowEng
         yield* jobs.answer(owner, created.id, { jobRevision: 2, answers: { q_time: "8pm" } })
         const proposed = yield* settled(owner, created.id, "awaiting_approval")
         assert.strictEqual(proposed.jobRevision, 3)
-        yield* until(runOf(created, 3, 0, owner), isComplete)
+        yield* until(runOf(created, 3, 0, owner), isSuspended)
       }))
 
     it.effect("cancelling a Job that waits for input needs no run", () =>

@@ -1,8 +1,9 @@
 import * as NodeCrypto from "@effect/platform-node/NodeCrypto"
-import { Cause, Duration, Effect, Layer, Option, Schedule, Schema } from "effect"
+import { Cause, Clock, Duration, Effect, Layer, Option, Schedule, Schema } from "effect"
 import * as ClusterWorkflowEngine from "effect/cluster/ClusterWorkflowEngine"
 import * as SingleRunner from "effect/cluster/SingleRunner"
 import * as Activity from "effect/workflow/Activity"
+import * as DurableClock from "effect/workflow/DurableClock"
 import * as Workflow from "effect/workflow/Workflow"
 import * as WorkflowEngine from "effect/workflow/WorkflowEngine"
 import { AccountId } from "../../schema/ApiKey.ts"
@@ -21,17 +22,15 @@ import * as Work from "./Work.ts"
  * recorded step, in whichever process then holds the Job's shard.
  *
  * A run is a sequence of steps (`Work.advance`), each an activity: interpret, plan, claim, call the
- * provider, verify, undo. It ends when the Job waits for a person (questions, a proposal to decide) or
- * has ended; what moves it on later (an answer, a decision, an expiry) begins a new revision or a new
- * run. A run is never interrupted: a newer revision or a cancellation is seen by the run's next step,
+ * provider, verify, undo. It ends when the Job waits for an answer or has ended; while a proposal waits
+ * for a decision it sleeps on a durable timer until the proposal expires. What moves a Job on (an
+ * answer, a decision, an expiry) begins a new revision or a new run. A run is never interrupted: a newer revision or a cancellation is seen by the run's next step,
  * which stops before any further side effect and undoes what stands.
  */
 export const JobRun = Workflow.make("JobRun", {
   payload: { accountId: AccountId, jobId: JobId, revision: Schema.Int, run: Schema.Int },
   idempotencyKey: ({ jobId, revision, run }) => `${jobId}/${revision}/${run}`
 })
-
-const Next = Schema.Literals(["continue", "stop"])
 
 /** The most steps one run takes: far more than any run needs; a guard against a loop. */
 const maxSteps = 500
@@ -46,7 +45,7 @@ export const layerWorkflow = JobRun.toLayer(Effect.fnUntraced(function*(ref) {
     // At least once, like every activity: a step run again after a crash changes nothing twice.
     const next = yield* Activity.make({
       name: `step-${step}`,
-      success: Next,
+      success: Work.Next,
       execute: work.advance(ref).pipe(
         Effect.tapError((error) => Effect.logWarning("job work waits for the store", error.message)),
         Effect.retry(storeRetry),
@@ -54,6 +53,12 @@ export const layerWorkflow = JobRun.toLayer(Effect.fnUntraced(function*(ref) {
       )
     })
     if (next === "stop") return
+    if (next !== "continue") {
+      // A durable timer: the run sleeps until its proposal expires, then looks again (a decision taken
+      // meanwhile began a new run, and this one then stops).
+      const millis = Date.parse(next.waitUntil) - (yield* Clock.currentTimeMillis)
+      yield* DurableClock.sleep({ name: `expiry-${step}`, duration: Duration.millis(Math.max(1, millis + 10)) })
+    }
   }
   yield* Effect.logError("a job run took too many steps", { jobId: ref.jobId, revision: ref.revision })
 }))

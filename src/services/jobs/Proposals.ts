@@ -28,7 +28,9 @@ export class Proposals extends Context.Service<Proposals, {
     jobId: string,
     hash: string
   ) => Effect.Effect<string, NotFound | Unavailable>
-  /** Supersedes the open proposals past their `expiresAt` (the Jobs plan again); answers how many. */
+  /** Supersedes the Job's open proposal if it is past its `expiresAt` (the Job plans again); whether it did. */
+  readonly expire: (accountId: AccountId, jobId: string) => Effect.Effect<boolean, Unavailable>
+  /** `expire` for every open proposal past its `expiresAt` (the runner's sweep); answers how many. */
   readonly expireDue: Effect.Effect<number, Unavailable>
 }>()("Proposals") {}
 
@@ -73,6 +75,12 @@ const make = (reads: Reads) =>
         )
       }).pipe(Effect.catchIf((error) => error instanceof NotFound, () => Effect.void))
 
+    const expire = (accountId: AccountId, jobId: string) =>
+      store.mutate(accountId, jobId, (record, now) => Result.succeed(WorkRules.expire(record, now))).pipe(
+        Effect.map((change) => change.events.length > 0),
+        Effect.catchIf((error) => error instanceof NotFound, () => Effect.succeed(false))
+      )
+
     return Proposals.of({
       plan,
       document: (accountId, jobId, hash) =>
@@ -80,15 +88,14 @@ const make = (reads: Reads) =>
           reads.bytes(accountId, jobId, hash),
           Option.match({ onNone: () => Effect.fail(noProposal(hash)), onSome: Effect.succeed })
         ),
-      expireDue: Effect.flatMap(reads.due, (due) =>
-        Effect.forEach(due, ({ accountId, jobId }) =>
-          store.mutate(accountId, jobId, (record, now) =>
-            Result.succeed(WorkRules.expire(record, now))).pipe(
-              Effect.map((change) =>
-                change.events.length
-              ),
-              Effect.catchIf((error) => error instanceof NotFound, () => Effect.succeed(0))
-            )).pipe(Effect.map((counts) => counts.filter((n) => n > 0).length)))
+      expire,
+      expireDue: Effect.flatMap(
+        reads.due,
+        (due) =>
+          Effect.forEach(due, ({ accountId, jobId }) => expire(accountId, jobId)).pipe(
+            Effect.map((expired) => expired.filter(Boolean).length)
+          )
+      )
     })
   })
 

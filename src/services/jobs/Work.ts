@@ -1,4 +1,4 @@
-import { Context, Duration, Effect, Layer, Option, Result, Schedule } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Option, Result, Schedule, Schema } from "effect"
 import { NotFound } from "../../schema/ApiErrors.ts"
 import type { Unavailable } from "../../schema/Errors.ts"
 import type { ProposalDocument } from "../../schema/Proposal.ts"
@@ -15,8 +15,15 @@ import { Verifier } from "./Verifier.ts"
 import * as WorkRules from "./WorkRules.ts"
 import type { CallResult, Undo } from "./WorkRules.ts"
 
-/** Whether a run has more to do after a step. */
-export type Next = "continue" | "stop"
+/**
+ * Whether a run has more to do after a step: go on, stop, or wait until its open proposal expires (a
+ * decision before then begins a new run, and this one then stops).
+ */
+export const Next = Schema.Union([
+  Schema.Literals(["continue", "stop"]),
+  Schema.Struct({ waitUntil: Schema.String })
+])
+export type Next = typeof Next.Type
 
 /**
  * One step of a run at a time (each an activity of the workflow, so at least once): it reads the Job,
@@ -153,6 +160,13 @@ export const layer = Layer.effect(Work)(Effect.gen(function*() {
             )
           )
           return "continue" as const
+        case "awaiting_approval": {
+          const expiresAt = job.proposal?.status === "open" ? job.proposal.document.expiresAt : undefined
+          if (expiresAt === undefined) return "stop" as const
+          if ((yield* Clock.currentTimeMillis) < Date.parse(expiresAt)) return { waitUntil: expiresAt }
+          yield* proposals.expire(ref.accountId, ref.jobId)
+          return "continue" as const
+        }
         case "executing": {
           const claimed = yield* approvals.claim(ref)
           if (claimed === "blocked") yield* Effect.sleep(blockedWait)
