@@ -84,6 +84,26 @@ const approve = (
     return JSON.parse(response.body)
   })
 
+/** A Job proposed with the given sandbox directives and approved; answers where it then settled. */
+const approvedWith = (...directives: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const url = yield* baseUrl
+    const key = yield* newKey()
+    const job = yield* proposed(url, key, [budget, ...directives.map(directive)])
+    yield* approve(url, key, job)
+    return { url, key, job }
+  })
+
+/** Waits until the Job has an event of this type (the runner works in the background). */
+const untilEvent = (url: string, key: string, id: string, type: string) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < 500; i++) {
+      if (types(yield* eventsOf(url, key, id)).includes(type)) return
+      yield* Effect.sleep("20 millis")
+    }
+    return yield* Effect.die(new Error(`no ${type} for ${id} within 10 s`))
+  })
+
 const eventsOf = (url: string, key: string, id: string) =>
   Effect.map(
     call(url, { path: `/v1/jobs/${id}/events?limit=1000`, key }),
@@ -339,10 +359,7 @@ const behaviour = <E>(name: string, services: Layer.Layer<JobServices, E>) =>
 
       it.effect("transient-once: retried with the same key, one side effect", () =>
         Effect.gen(function*() {
-          const url = yield* baseUrl
-          const key = yield* newKey()
-          const job = yield* proposed(url, key, [budget, directive("transient-once")])
-          yield* approve(url, key, job)
+          const { job, key, url } = yield* approvedWith("transient-once")
           assert.strictEqual((yield* settled(url, key, job.id)).status, "completed")
           const seen = types(yield* eventsOf(url, key, job.id))
           assert.includeMembers(seen, ["execution.failed", "recovery.step:retry", "execution.succeeded"])
@@ -354,10 +371,7 @@ const behaviour = <E>(name: string, services: Layer.Layer<JobServices, E>) =>
 
       it.effect("timeout-once: the lost answer is found by inspecting the key, not by executing again", () =>
         Effect.gen(function*() {
-          const url = yield* baseUrl
-          const key = yield* newKey()
-          const job = yield* proposed(url, key, [budget, directive("timeout-once")])
-          yield* approve(url, key, job)
+          const { job, key, url } = yield* approvedWith("timeout-once")
           assert.strictEqual((yield* settled(url, key, job.id)).status, "completed")
           const seen = types(yield* eventsOf(url, key, job.id))
           assert.strictEqual(seen.filter((type) => type === "execution.started").length, 1)
@@ -367,10 +381,7 @@ const behaviour = <E>(name: string, services: Layer.Layer<JobServices, E>) =>
 
       it.effect("permanent: re-plans without the offer; the next proposal needs its own approval", () =>
         Effect.gen(function*() {
-          const url = yield* baseUrl
-          const key = yield* newKey()
-          const job = yield* proposed(url, key, [budget, directive("permanent")])
-          yield* approve(url, key, job)
+          const { job, key, url } = yield* approvedWith("permanent")
           const next = yield* settled(url, key, job.id)
           assert.strictEqual(next.status, "awaiting_approval")
           assert.strictEqual(next.jobRevision, 1)
@@ -384,10 +395,7 @@ const behaviour = <E>(name: string, services: Layer.Layer<JobServices, E>) =>
 
       it.effect("verify-mismatch: the side effect is undone, then a new proposal", () =>
         Effect.gen(function*() {
-          const url = yield* baseUrl
-          const key = yield* newKey()
-          const job = yield* proposed(url, key, [budget, directive("verify-mismatch")])
-          yield* approve(url, key, job)
+          const { job, key, url } = yield* approvedWith("verify-mismatch")
           const next = yield* settled(url, key, job.id)
           assert.strictEqual(next.status, "awaiting_approval", JSON.stringify(next))
           assert.isNull(next.outcome)
@@ -405,10 +413,7 @@ const behaviour = <E>(name: string, services: Layer.Layer<JobServices, E>) =>
 
       it.effect("cancel-fails after a failed verification: failed, naming what could not be undone", () =>
         Effect.gen(function*() {
-          const url = yield* baseUrl
-          const key = yield* newKey()
-          const job = yield* proposed(url, key, [budget, directive("verify-mismatch"), directive("cancel-fails")])
-          yield* approve(url, key, job)
+          const { job, key, url } = yield* approvedWith("verify-mismatch", "cancel-fails")
           const failed = yield* settled(url, key, job.id)
           assert.strictEqual(failed.status, "failed")
           const events = yield* eventsOf(url, key, job.id)
@@ -445,15 +450,8 @@ const behaviour = <E>(name: string, services: Layer.Layer<JobServices, E>) =>
 
       it.effect("slow: a cancellation during execution lets the call finish, undoes it, then cancels", () =>
         Effect.gen(function*() {
-          const url = yield* baseUrl
-          const key = yield* newKey()
-          const job = yield* proposed(url, key, [budget, directive("slow")])
-          yield* approve(url, key, job)
-          for (let i = 0; i < 200; i++) {
-            const seen = types(yield* eventsOf(url, key, job.id))
-            if (seen.includes("execution.started")) break
-            yield* Effect.sleep("20 millis")
-          }
+          const { job, key, url } = yield* approvedWith("slow")
+          yield* untilEvent(url, key, job.id, "execution.started")
           const cancelling = yield* call(url, {
             path: `/v1/jobs/${job.id}/cancel`,
             key,
@@ -477,14 +475,8 @@ const behaviour = <E>(name: string, services: Layer.Layer<JobServices, E>) =>
 
       it.effect("a new revision during execution undoes the old one's side effect before it executes anything", () =>
         Effect.gen(function*() {
-          const url = yield* baseUrl
-          const key = yield* newKey()
-          const job = yield* proposed(url, key, [budget, directive("slow")])
-          yield* approve(url, key, job)
-          for (let i = 0; i < 200; i++) {
-            if (types(yield* eventsOf(url, key, job.id)).includes("execution.started")) break
-            yield* Effect.sleep("20 millis")
-          }
+          const { job, key, url } = yield* approvedWith("slow")
+          yield* untilEvent(url, key, job.id, "execution.started")
           const revised = yield* call(url, {
             path: `/v1/jobs/${job.id}/constraints`,
             key,
