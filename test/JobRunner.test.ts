@@ -1,13 +1,14 @@
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect, Option } from "effect"
-import type { Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import type * as WorkflowEngine from "effect/workflow/WorkflowEngine"
 import type { AccountId } from "../src/schema/ApiKey.ts"
 import type { Job, JobId } from "../src/schema/Job.ts"
 import * as Interpreter from "../src/services/interpreter/Interpreter.ts"
 import * as JobRunner from "../src/services/jobs/JobRunner.ts"
 import * as Jobs from "../src/services/jobs/Jobs.ts"
-import { servicesLive, servicesTest } from "./support/JobsHttp.ts"
+import { ProviderPermanent, Providers, ProviderTransient } from "../src/services/providers/Provider.ts"
+import * as Sandbox from "../src/services/providers/Sandbox.ts"
+import { partsTestWith, servicesLive, servicesTest } from "./support/JobsHttp.ts"
 import type { JobServices } from "./support/JobsHttp.ts"
 import * as TestDatabase from "./support/TestDatabase.ts"
 
@@ -112,6 +113,50 @@ const behaviour = (name: string, services: Layer.Layer<JobServices | WorkflowEng
         assert.isFalse((yield* jobs.pendingRuns).some((ref) => ref.jobId === created.id))
       }))
   })
+
+/** The sandbox, except that quoting fails transiently `failures` times, or is refused (4xx) every time. */
+const quoting = (mode: { readonly failures: number } | "refused") =>
+  Layer.effect(Providers)(Effect.gen(function*() {
+    const sandbox = yield* Providers
+    let calls = 0
+    return {
+      ...sandbox,
+      quote: (request) => {
+        calls++
+        if (mode === "refused") return Effect.fail(new ProviderPermanent({ message: "no quotes for you" }))
+        if (calls <= mode.failures) return Effect.fail(new ProviderTransient({ message: "busy" }))
+        return sandbox.quote(request)
+      }
+    }
+  })).pipe(Layer.provideMerge(Sandbox.layerTest))
+
+layer(servicesTest(undefined, {}, partsTestWith(quoting({ failures: 3 }))), {
+  timeout: "60 seconds",
+  excludeTestServices: true
+})("a provider that cannot quote for a while", (it) => {
+  it.effect("is waited out: the Job stays planning, then is proposed", () =>
+    Effect.gen(function*() {
+      const jobs = yield* Jobs.Jobs
+      const owner = account()
+      const created = yield* jobs.create(owner, { request: `${asking} next Friday at 8pm`, constraints: [] })
+      const proposed = yield* settled(owner, created.id, "awaiting_approval")
+      assert.strictEqual(proposed.proposal?.status, "open")
+    }))
+})
+
+layer(servicesTest(undefined, {}, partsTestWith(quoting("refused"))), {
+  timeout: "60 seconds",
+  excludeTestServices: true
+})("a provider that refuses to quote", (it) => {
+  it.effect("has no offers: the User is asked", () =>
+    Effect.gen(function*() {
+      const jobs = yield* Jobs.Jobs
+      const owner = account()
+      const created = yield* jobs.create(owner, { request: `${asking} next Friday at 8pm`, constraints: [] })
+      const asked = yield* settled(owner, created.id, "awaiting_input")
+      assert.deepStrictEqual(asked.questions.map((question) => question.id), ["q_offers"])
+    }))
+})
 
 describe("the Job runner", () => {
   behaviour("on the in-memory engine", servicesTest(interpreter))

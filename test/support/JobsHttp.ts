@@ -15,6 +15,7 @@ import * as JobStore from "../../src/services/jobs/JobStore.ts"
 import * as JobWork from "../../src/services/jobs/JobWork.ts"
 import * as Proposals from "../../src/services/jobs/Proposals.ts"
 import * as Verifier from "../../src/services/jobs/Verifier.ts"
+import type { Providers } from "../../src/services/providers/Provider.ts"
 import * as Sandbox from "../../src/services/providers/Sandbox.ts"
 import type { SandboxLedger } from "../../src/services/providers/Sandbox.ts"
 import * as Database from "../../src/services/store/Database.ts"
@@ -36,10 +37,11 @@ export type JobServices =
   | EventSignal.EventSignal
 
 /** The Job family's stores and parts besides `Jobs`, in memory (sharing one store) and on the store. */
-export const partsTest = Layer.mergeAll(Proposals.layerTest, Approvals.layerTest, JobStore.layerTest, Verifier.layer)
-  .pipe(
-    Layer.provideMerge(Sandbox.layerTest)
+export const partsTestWith = <E>(providers: Layer.Layer<Providers | SandboxLedger, E>) =>
+  Layer.mergeAll(Proposals.layerTest, Approvals.layerTest, JobStore.layerTest, Verifier.layer).pipe(
+    Layer.provideMerge(providers)
   )
+export const partsTest = partsTestWith(Sandbox.layerTest)
 export const partsLive = Layer.mergeAll(Proposals.layerLive, Approvals.layerLive, JobStore.layerLive, Verifier.layer)
   .pipe(
     Layer.provideMerge(Sandbox.layerLive)
@@ -48,10 +50,15 @@ export const partsLive = Layer.mergeAll(Proposals.layerLive, Approvals.layerLive
 /** The Job API's services in memory, with the runner on the in-memory engine over `interpreter`, configured by `config`. */
 export const servicesTest = (
   interpreter: Layer.Layer<Interpreter.Interpreter> = Interpreter.layerTest(),
-  config: Record<string, string> = {}
+  config: Record<string, string> = {},
+  parts: Layer.Layer<
+    Proposals.Proposals | Approvals.Approvals | JobStore.JobStore | Verifier.Verifier | Providers | SandboxLedger,
+    unknown,
+    JobWork.JobWork | EventSignal.EventSignal
+  > = partsTest
 ) =>
   Layer.merge(JobRunner.layer({ sweepInterval: "1 second" }), EventFeed.layer).pipe(
-    Layer.provideMerge(Layer.mergeAll(Jobs.layerTest, Idempotency.layerTest, ApiKeys.layerTest, partsTest)),
+    Layer.provideMerge(Layer.mergeAll(Jobs.layerTest, Idempotency.layerTest, ApiKeys.layerTest, parts)),
     Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layer)),
     Layer.provide(interpreter),
     Layer.provideMerge(JobRunner.engineMemory),

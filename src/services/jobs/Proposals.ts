@@ -6,7 +6,7 @@ import type { Unavailable } from "../../schema/Errors.ts"
 import type { JobId } from "../../schema/JobRef.ts"
 import type { ProposalHash } from "../../schema/Proposal.ts"
 import { PositiveDuration } from "../access/Idempotency.ts"
-import type { ProviderError } from "../providers/Provider.ts"
+import type { ProviderTimeout, ProviderTransient } from "../providers/Provider.ts"
 import { Providers } from "../providers/Provider.ts"
 import * as StoreGuard from "../store/StoreGuard.ts"
 import type { RunRef } from "./JobLifecycle.ts"
@@ -21,7 +21,7 @@ import * as WorkRules from "./WorkRules.ts"
  */
 export class Proposals extends Context.Service<Proposals, {
   /** Quotes (never inside a transaction) and presents a proposal for `ref`, if the Job still plans in that run. */
-  readonly plan: (ref: RunRef) => Effect.Effect<void, ProviderError | Unavailable>
+  readonly plan: (ref: RunRef) => Effect.Effect<void, ProviderTransient | ProviderTimeout | Unavailable>
   /** The proposal's canonical bytes, exactly as hashed; `NotFound` for another account's Job or an unknown hash. */
   readonly document: (
     accountId: AccountId,
@@ -66,7 +66,13 @@ const make = (reads: Reads) =>
           jobRevision: record.revision,
           objective: record.objective,
           constraints: [...record.callerConstraints, ...record.interpretedConstraints]
-        })
+        }).pipe(
+          // A provider that refuses to quote has nothing to offer: the User is asked.
+          Effect.catchTag(
+            "ProviderPermanent",
+            (error) => Effect.logWarning("the provider refused to quote", error.message).pipe(Effect.as([]))
+          )
+        )
         yield* store.mutate(
           ref.accountId,
           ref.jobId,

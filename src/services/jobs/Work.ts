@@ -4,7 +4,7 @@ import type { Unavailable } from "../../schema/Errors.ts"
 import type { ProposalDocument } from "../../schema/Proposal.ts"
 import { Interpreter } from "../interpreter/Interpreter.ts"
 import type { ProviderError } from "../providers/Provider.ts"
-import { Providers } from "../providers/Provider.ts"
+import { Providers, ProviderTimeout, ProviderTransient } from "../providers/Provider.ts"
 import { Approvals } from "./Approvals.ts"
 import type { ExecutionState, JobRecord, RunRef } from "./JobLifecycle.ts"
 import type { Change } from "./JobLifecycle.ts"
@@ -42,6 +42,12 @@ const blockedWait = Duration.millis(250)
 
 /** Backoff before the n-th retry of a transient failure (same key): 200 ms, 400 ms, ... at most 5 s. */
 const backoff = (attempt: number) => Duration.millis(Math.min(5000, 200 * 2 ** Math.max(0, attempt - 1)))
+
+const isUnanswered = (error: unknown): error is ProviderTransient | ProviderTimeout =>
+  error instanceof ProviderTransient || error instanceof ProviderTimeout
+
+/** Waits out what cannot answer now: backoff from 200 ms, at most 30 s apart, for as long as it takes. */
+const waitOut = Schedule.min([Schedule.exponential(Duration.millis(200), 2), Schedule.spaced(Duration.seconds(30))])
 
 /** At most `WorkRules.maxAttempts` tries of a call that fails transiently, with backoff. */
 const retried = { schedule: Schedule.exponential(Duration.millis(200), 2), times: WorkRules.maxAttempts - 1 } as const
@@ -120,15 +126,12 @@ export const layer = Layer.effect(Work)(Effect.gen(function*() {
         yield* record(ref, (current, now) => WorkRules.executed(current, execution.number, result, now))
         return
       }
+      // A provider that cannot answer now has not failed verification: it is asked again until it answers.
       const verification = yield* verifier.verify(document, execution.key).pipe(
-        Effect.retry(retried),
-        Effect.catch((error) =>
-          Effect.succeed<WorkRules.Verification>({
-            _tag: "Mismatch",
-            reason: `the provider could not be asked: ${error.message}`,
-            inspection: null
-          })
-        )
+        Effect.tapError((error) => Effect.logWarning("verification waits for the provider", error.message)),
+        Effect.retry(waitOut),
+        // `waitOut` never ends.
+        Effect.orDie
       )
       yield* record(
         ref,
@@ -150,14 +153,12 @@ export const layer = Layer.effect(Work)(Effect.gen(function*() {
           yield* interpret(ref)
           return "continue" as const
         case "planning":
+          // A provider that cannot quote now is waited out; one that refuses to quote has no offers.
           yield* proposals.plan(ref).pipe(
-            Effect.catchIf(
-              (error): error is ProviderError => "_tag" in error && String(error._tag).startsWith("Provider"),
-              (error) =>
-                Effect.logWarning("quote failed; planning again", error.message).pipe(
-                  Effect.andThen(Effect.sleep(Duration.seconds(1)))
-                )
-            )
+            Effect.tapError((error) => Effect.logWarning("quote failed; asking again", error.message)),
+            Effect.retry({ schedule: waitOut, while: isUnanswered }),
+            // `waitOut` never ends: what is left is the store's failure, which the activity waits out.
+            Effect.catchIf(isUnanswered, Effect.die)
           )
           return "continue" as const
         case "awaiting_approval": {
@@ -168,8 +169,12 @@ export const layer = Layer.effect(Work)(Effect.gen(function*() {
           return "continue" as const
         }
         case "executing": {
-          const claimed = yield* approvals.claim(ref)
-          if (claimed === "blocked") yield* Effect.sleep(blockedWait)
+          // Blocked while an older revision's execution is being undone: wait here, in this one step.
+          let claimed = yield* approvals.claim(ref)
+          while (claimed === "blocked") {
+            yield* Effect.sleep(blockedWait)
+            claimed = yield* approvals.claim(ref)
+          }
           return claimed === "none" ? "stop" as const : "continue" as const
         }
         default:

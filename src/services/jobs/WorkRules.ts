@@ -294,8 +294,7 @@ export const claim = (record: JobRecord, ref: RunRef, now: string): Claimed => {
 
 /** Whether the Job still wants its execution carried on (rather than undone). */
 export const wanted = (record: JobRecord, execution: ExecutionState) =>
-  !record.cancelling && record.revision === execution.revision && !record.status.startsWith("cancel")
-  && execution.undoReason === null
+  !record.cancelling && record.revision === execution.revision && execution.undoReason === null
 
 const owned = (record: JobRecord, number: number) => record.execution?.number === number ? record.execution : undefined
 
