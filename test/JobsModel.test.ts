@@ -345,11 +345,11 @@ class Cancel implements Command {
     if (isTerminal(job.status)) return expectRefused(exit, "invalid_state", await newEvents(real, model))
     assert.isTrue(Exit.isSuccess(exit), String(exit))
     const after = (exit as Exit.Success<Job>).value
-    const superseded = job.status === "awaiting_approval" ? ["proposal.superseded"] : []
     job.status = "cancelled"
     assert.strictEqual(after.jobRevision, job.revision, "cancelling is not a revision")
     assert.strictEqual(after.status, "cancelled")
-    await settle(real, model, job, ["job.cancelled", ...superseded], after)
+    assert.notStrictEqual(after.proposal?.status, "open", "no proposal stays open on a cancelled Job")
+    await settle(real, model, job, ["job.cancelled"], after)
   }
   toString = () => `cancel(${this.index})`
 }

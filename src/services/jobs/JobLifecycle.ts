@@ -377,25 +377,14 @@ export const answer = (
 export const cancel = (record: JobRecord, now: string): Result.Result<Change, InvalidState> => {
   if (isTerminal(record.status)) return Result.fail(terminalState(record))
   if (record.cancelling) return Result.succeed({ record, events: [] })
-  // After `job.cancelled`, which says all the cancellation changes (the open proposal included).
-  const superseded: ReadonlyArray<NewEvent> = record.proposal?.status === "open"
-    ? [{
-      type: "proposal.superseded",
-      data: {
-        proposalHash: record.proposal.hash,
-        reason: "cancelled",
-        proposalStatus: "superseded",
-        status: "cancelled"
-      }
-    }]
-    : []
   if (record.execution === null) {
     const proposal = record.proposal?.status === "open"
       ? { ...record.proposal, status: "superseded" as const }
       : record.proposal
     return Result.succeed({
       record: { ...record, proposal, status: "cancelled", updatedAt: now },
-      events: [{ type: "job.cancelled", data: { previousStatus: record.status } }, ...superseded]
+      // `job.cancelled` says all it changes: an open proposal is superseded with it.
+      events: [{ type: "job.cancelled", data: { previousStatus: record.status } }]
     })
   }
   return Result.succeed({
