@@ -1,4 +1,4 @@
-import { Context, Effect, Layer, Result } from "effect"
+import { Context, Data, Effect, Layer, Result } from "effect"
 import type { NotFound } from "../../schema/ApiErrors.ts"
 import type { Principal } from "../../schema/ApiKey.ts"
 import type { Unavailable } from "../../schema/Errors.ts"
@@ -24,6 +24,10 @@ export class Approvals extends Context.Service<Approvals, {
   readonly claim: (ref: RunRef) => Effect.Effect<ClaimResult, NotFound | Unavailable>
 }>()("Approvals") {}
 
+/** An older revision's execution is still being settled: nothing is written, the claim waits. */
+class Blocked extends Data.TaggedError("Blocked") {}
+const blocked = new Blocked()
+
 /** Both layers are this over `JobStore`: every write of an approval is a change of its Job. */
 const make = Effect.gen(function*() {
   const store = yield* JobStore.JobStore
@@ -34,18 +38,14 @@ const make = Effect.gen(function*() {
         jobId,
         (record, now) => WorkRules.decide(record, input, principal.keyId, now)
       ).pipe(Effect.map((change) => change.approval!)),
-    claim: (ref) => {
-      let result: ClaimResult = "none"
-      return store.mutate(ref.accountId, ref.jobId, (record, now) => {
+    claim: (ref) =>
+      store.mutate(ref.accountId, ref.jobId, (record, now) => {
         const claimed = WorkRules.claim(record, ref, now)
-        if (claimed._tag === "Blocked") {
-          result = "blocked"
-          return Result.succeed({ record, events: [] })
-        }
-        result = claimed._tag === "Started" ? "started" : claimed.change.events.length > 0 ? "started" : "none"
-        return Result.succeed(claimed.change)
-      }).pipe(Effect.map(() => result))
-    }
+        return claimed._tag === "Blocked" ? Result.fail(blocked) : Result.succeed(claimed.change)
+      }).pipe(
+        Effect.map((change): ClaimResult => change.events.length > 0 ? "started" : "none"),
+        Effect.catchTag("Blocked", () => Effect.succeed<ClaimResult>("blocked"))
+      )
   })
 })
 
