@@ -7,12 +7,10 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { execFileSync } from "node:child_process"
-import { createKey, database, kill, root, start } from "./support/ServiceProcess.ts"
+import { createKey, database, kill, root, sleep, start } from "./support/ServiceProcess.ts"
 import type { ServiceProcess } from "./support/ServiceProcess.ts"
 
 const adminUrl = process.env.TEST_DATABASE_URL
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 interface JobView {
   readonly id: string

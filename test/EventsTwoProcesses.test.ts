@@ -11,12 +11,10 @@ import { once } from "node:events"
 import http from "node:http"
 import { performance } from "node:perf_hooks"
 import { parseMessage } from "./support/Events.ts"
-import { caller, createKey, database, kill, start } from "./support/ServiceProcess.ts"
+import { caller, createKey, database, kill, sleep, start } from "./support/ServiceProcess.ts"
 import type { ServiceProcess } from "./support/ServiceProcess.ts"
 
 const adminUrl = process.env.TEST_DATABASE_URL
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 interface JobView {
   readonly id: string

@@ -7,11 +7,9 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import pg from "pg"
-import { caller, createKey, database, kill, start } from "./support/ServiceProcess.ts"
+import { caller, createKey, database, kill, sleep, start } from "./support/ServiceProcess.ts"
 
 const adminUrl = process.env.TEST_DATABASE_URL
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 interface JobView {
   readonly id: string

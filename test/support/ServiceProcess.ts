@@ -8,7 +8,7 @@ import pg from "pg"
 /** The project's root, where `src/main.ts` and `src/cli.ts` are run from. */
 export const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..")
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 export interface ServiceProcess {
   readonly child: ChildProcess
