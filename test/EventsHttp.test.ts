@@ -4,6 +4,7 @@ import { FetchHttpClient } from "effect/http"
 import * as JobsClient from "../src/client/JobsClient.ts"
 import { CursorExpired, NotFound } from "../src/schema/ApiErrors.ts"
 import type { JobEvent } from "../src/schema/JobEvent.ts"
+import type { JobId } from "../src/schema/JobRef.ts"
 import { Jobs } from "../src/services/jobs/Jobs.ts"
 import { parseEvents, readEventStream } from "./support/Events.ts"
 import { baseUrl } from "./support/Http.ts"
@@ -35,7 +36,7 @@ const create = (api: Client, request = "Book a table for 4 in Lisbon next Friday
 const note = (text: string) => [{ type: "note" as const, text }]
 
 /** Changes the Job's constraints (a new revision), reading its revision first. */
-const revise = (api: Client, id: string, text: string) =>
+const revise = (api: Client, id: JobId, text: string) =>
   Effect.gen(function*() {
     const job = yield* api.Jobs.getJob({ params: { id }, query: {} })
     return yield* api.Jobs.changeConstraints({
@@ -46,14 +47,14 @@ const revise = (api: Client, id: string, text: string) =>
   })
 
 /** Every event of the account (or a Job), read page by page with the typed client. */
-const allEvents = (api: Client, jobId?: string) =>
+const allEvents = (api: Client, jobId?: JobId) =>
   Effect.gen(function*() {
     const events: Array<JobEvent> = []
     let after = 0
     while (true) {
       const page = jobId === undefined
-        ? yield* api.Jobs.listEvents({ query: { after: String(after), limit: "7" } })
-        : yield* api.Jobs.listJobEvents({ params: { id: jobId }, query: { after: String(after), limit: "7" } })
+        ? yield* api.Jobs.listEvents({ query: { after, limit: 7 } })
+        : yield* api.Jobs.listJobEvents({ params: { id: jobId }, query: { after, limit: 7 } })
       events.push(...page.data)
       if (page.data.length === 0) return events
       after = page.nextAfter
@@ -107,10 +108,10 @@ const behaviour = <E>(name: string, services: Layer.Layer<JobServices, E>) =>
         assert.isTrue(events.some((event) => event.jobId === second.id))
 
         // A page after the third event holds exactly the rest; nextAfter is its last position.
-        const rest = yield* api.Jobs.listEvents({ query: { after: String(events[2]!.position), limit: "1000" } })
+        const rest = yield* api.Jobs.listEvents({ query: { after: events[2]!.position, limit: 1000 } })
         assert.deepStrictEqual(rest.data, events.slice(3))
         assert.strictEqual(rest.nextAfter, events.at(-1)!.position)
-        const empty = yield* api.Jobs.listEvents({ query: { after: String(rest.nextAfter) } })
+        const empty = yield* api.Jobs.listEvents({ query: { after: rest.nextAfter } })
         assert.deepStrictEqual(empty, { data: [], nextAfter: rest.nextAfter })
 
         const raw = yield* call(url, {
@@ -281,8 +282,7 @@ const behaviour = <E>(name: string, services: Layer.Layer<JobServices, E>) =>
               if (i % 2 === 0) {
                 yield* api.Jobs.cancelJob({
                   params: { id: job.id },
-                  headers: { "idempotency-key": newIdempotencyKey() },
-                  payload: {}
+                  headers: { "idempotency-key": newIdempotencyKey() }
                 })
               }
             }

@@ -1,13 +1,7 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { ConfigProvider, Effect, Exit, Layer, Option } from "effect"
 import pg from "pg"
-import {
-  IdempotencyKeyInUse,
-  InvalidRequest,
-  InvalidState,
-  NotFound,
-  RevisionMismatch
-} from "../src/schema/ApiErrors.ts"
+import { toWire } from "../src/http/JobsHttp.ts"
 import type { AccountId, ApiKeyId } from "../src/schema/ApiKey.ts"
 import { Unavailable } from "../src/schema/Errors.ts"
 import type { JobId } from "../src/schema/Job.ts"
@@ -17,6 +11,8 @@ import * as Idempotency from "../src/services/access/Idempotency.ts"
 import * as EventSignal from "../src/services/events/EventSignal.ts"
 import type { Interpretation } from "../src/services/interpreter/Interpreter.ts"
 import * as Approvals from "../src/services/jobs/Approvals.ts"
+import type { JobFailure } from "../src/services/jobs/JobErrors.ts"
+import { RejectedInput, StaleRevision, UnknownJob, WrongState } from "../src/services/jobs/JobErrors.ts"
 import * as Jobs from "../src/services/jobs/Jobs.ts"
 import * as JobWork from "../src/services/jobs/JobWork.ts"
 import * as Proposals from "../src/services/jobs/Proposals.ts"
@@ -86,10 +82,13 @@ const failure = <A, E>(effect: Effect.Effect<A, E>) =>
     (exit) => Exit.isFailure(exit) ? Option.getOrUndefined(Exit.findErrorOption(exit)) : undefined
   )
 
+/** The contract's code of a service's refusal, as the API sends it. */
 const code = (error: unknown) =>
-  error instanceof IdempotencyKeyInUse
+  error instanceof Idempotency.KeyInUse
     ? "idempotency_key_in_use"
-    : (error as { readonly error?: string } | undefined)?.error
+    : error instanceof Idempotency.KeyReused
+    ? "idempotency_key_reused"
+    : toWire(error as JobFailure).error
 
 const behaviour = (
   name: string,
@@ -147,14 +146,14 @@ const behaviour = (
           const owner = account()
           const other = account()
           const job = yield* jobs.create(owner, { request: "A haircut", constraints: [] })
-          assert.instanceOf(yield* failure(jobs.get(other, job.id)), NotFound)
-          assert.instanceOf(yield* failure(jobs.view(other, job.id, { _tag: "Revision", revision: 1 })), NotFound)
-          assert.instanceOf(yield* failure(jobs.cancel(other, job.id)), NotFound)
+          assert.instanceOf(yield* failure(jobs.get(other, job.id)), UnknownJob)
+          assert.instanceOf(yield* failure(jobs.view(other, job.id, { _tag: "Revision", revision: 1 })), UnknownJob)
+          assert.instanceOf(yield* failure(jobs.cancel(other, job.id)), UnknownJob)
           assert.instanceOf(
             yield* failure(jobs.changeConstraints(other, job.id, { jobRevision: 1, constraints: [] })),
-            NotFound
+            UnknownJob
           )
-          assert.instanceOf(yield* failure(jobs.events(other, job.id)), NotFound)
+          assert.instanceOf(yield* failure(jobs.events(other, job.id)), UnknownJob)
           assert.deepStrictEqual((yield* jobs.list(other, { limit: 10 })).data, [])
           assert.strictEqual((yield* jobs.get(owner, job.id)).status, "interpreting")
         }))
@@ -192,10 +191,10 @@ const behaviour = (
           yield* jobs.recordInterpretation({ accountId: owner, jobId: job.id, revision: 1, run: 0 }, needsDate)
 
           const unknown = yield* failure(jobs.answer(owner, job.id, { jobRevision: 1, answers: { q_nope: "x" } }))
-          assert.instanceOf(unknown, InvalidRequest)
+          assert.instanceOf(unknown, RejectedInput)
           assert.include(unknown!.message, "q_date, q_time")
           const stale = yield* failure(jobs.answer(owner, job.id, { jobRevision: 7, answers: { q_date: "Friday" } }))
-          assert.instanceOf(stale, RevisionMismatch)
+          assert.instanceOf(stale, StaleRevision)
 
           const partial = yield* jobs.answer(owner, job.id, { jobRevision: 1, answers: { q_date: "Friday" } })
           assert.strictEqual(partial.jobRevision, 2)
@@ -215,7 +214,7 @@ const behaviour = (
             { questionId: "q_time", question: "At what time?", answer: "8pm" }
           ])
           const noQuestion = yield* failure(jobs.answer(owner, job.id, { jobRevision: 3, answers: { q_time: "9pm" } }))
-          assert.instanceOf(noQuestion, InvalidState)
+          assert.instanceOf(noQuestion, WrongState)
 
           const events = yield* jobs.events(owner, job.id)
           assert.deepStrictEqual(events.map((event) => [event.type, event.jobRevision]), [
@@ -232,7 +231,7 @@ const behaviour = (
             (yield* jobs.view(owner, job.id, { _tag: "Revision", revision: 2 })).status,
             "awaiting_input"
           )
-          assert.instanceOf(yield* failure(jobs.view(owner, job.id, { _tag: "Revision", revision: 4 })), NotFound)
+          assert.instanceOf(yield* failure(jobs.view(owner, job.id, { _tag: "Revision", revision: 4 })), UnknownJob)
         }))
 
       it.effect("changes constraints as a new revision; equal ones, in any order, change nothing", () =>
@@ -249,7 +248,7 @@ const behaviour = (
           assert.strictEqual((yield* jobs.events(owner, job.id)).length, 2)
 
           const stale = yield* failure(jobs.changeConstraints(owner, job.id, { jobRevision: 2, constraints: [] }))
-          assert.instanceOf(stale, RevisionMismatch)
+          assert.instanceOf(stale, StaleRevision)
 
           const changed = yield* jobs.changeConstraints(owner, job.id, { jobRevision: 1, constraints: [budget] })
           assert.strictEqual(changed.jobRevision, 2)
@@ -274,15 +273,15 @@ const behaviour = (
           const cancelled = yield* jobs.cancel(owner, job.id)
           assert.strictEqual(cancelled.status, "cancelled")
           assert.strictEqual(cancelled.jobRevision, 1)
-          assert.instanceOf(yield* failure(jobs.cancel(owner, job.id)), InvalidState)
+          assert.instanceOf(yield* failure(jobs.cancel(owner, job.id)), WrongState)
           // invalid_state wins over revision_mismatch.
           assert.instanceOf(
             yield* failure(jobs.changeConstraints(owner, job.id, { jobRevision: 9, constraints: [budget] })),
-            InvalidState
+            WrongState
           )
           assert.instanceOf(
             yield* failure(jobs.answer(owner, job.id, { jobRevision: 1, answers: { q: "x" } })),
-            InvalidState
+            WrongState
           )
           assert.isFalse(
             yield* jobs.recordInterpretation({ accountId: owner, jobId: job.id, revision: 1, run: 0 }, understood)
@@ -311,7 +310,7 @@ const behaviour = (
           const cancelled = yield* jobs.list(owner, { limit: 10, status: "cancelled" })
           assert.deepStrictEqual(cancelled.data.map((job) => job.id), [created[1]!.id])
           for (const cursor of ["garbage!", "eyJiZWZvcmUiOi0xfQ", Buffer.from("{}").toString("base64url")]) {
-            assert.instanceOf(yield* failure(jobs.list(owner, { limit: 2, cursor })), InvalidRequest)
+            assert.instanceOf(yield* failure(jobs.list(owner, { limit: 2, cursor })), RejectedInput)
           }
         }))
     })
@@ -419,8 +418,8 @@ const behaviour = (
           const bytes = yield* proposals.document(owner, job.id, proposal.proposalHash)
           assert.strictEqual(WorkRules.hashOf(bytes), proposal.proposalHash)
           assert.deepStrictEqual(JSON.parse(bytes), proposal.document)
-          assert.instanceOf(yield* failure(proposals.document(account(), job.id, proposal.proposalHash)), NotFound)
-          assert.instanceOf(yield* failure(proposals.document(owner, job.id, `sha256:${"0".repeat(64)}`)), NotFound)
+          assert.instanceOf(yield* failure(proposals.document(account(), job.id, proposal.proposalHash)), UnknownJob)
+          assert.instanceOf(yield* failure(proposals.document(owner, job.id, `sha256:${"0".repeat(64)}`)), UnknownJob)
           // Planning again in the same run changes nothing: the Job no longer plans.
           yield* proposals.plan(ref)
           assert.deepStrictEqual((yield* (yield* Jobs.Jobs).get(owner, job.id)).proposal, proposal)
@@ -448,7 +447,7 @@ const behaviour = (
               jobRevision: 1,
               decision: "approve"
             })),
-            NotFound
+            UnknownJob
           )
           assert.strictEqual(code(yield* decide({ jobRevision: 2 })), "revision_mismatch")
           assert.strictEqual(

@@ -1,6 +1,6 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer, Option, Redacted } from "effect"
-import { fingerprintOf } from "../src/http/JobsHttp.ts"
+import { fingerprintOf } from "../src/http/JobsMiddlewareHttp.ts"
 import { Unavailable } from "../src/schema/Errors.ts"
 import * as ApiKeys from "../src/services/access/ApiKeys.ts"
 import * as Idempotency from "../src/services/access/Idempotency.ts"

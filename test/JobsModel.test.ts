@@ -5,6 +5,7 @@ import fc from "fast-check"
 import * as JobsClient from "../src/client/JobsClient.ts"
 import type { Job } from "../src/schema/Job.ts"
 import type { JobAsOf, JobEvent } from "../src/schema/JobEvent.ts"
+import type { JobId } from "../src/schema/JobRef.ts"
 import * as Interpreter from "../src/services/interpreter/Interpreter.ts"
 import type { Interpretation, InterpretInput } from "../src/services/interpreter/Interpreter.ts"
 import { baseUrl } from "./support/Http.ts"
@@ -48,7 +49,7 @@ const scripted = Interpreter.layerTest(
 )
 
 interface JobModel {
-  readonly id: string
+  readonly id: JobId
   readonly kind: Kind
   revision: number
   status: Job["status"]
@@ -95,7 +96,7 @@ const newEvents = (real: Real, model: Model) =>
     const events: Array<JobEvent> = []
     let after = model.log.at(-1)?.position ?? 0
     while (true) {
-      const page = yield* real.api.Jobs.listEvents({ query: { after: String(after), limit: "100" } })
+      const page = yield* real.api.Jobs.listEvents({ query: { after, limit: 100 } })
       events.push(...page.data)
       if (page.data.length < 100) return events
       after = page.nextAfter
@@ -339,8 +340,7 @@ class Cancel implements Command {
     const job = pick(model.jobs, this.index)
     const exit = await run(Effect.exit(real.api.Jobs.cancelJob({
       params: { id: job.id },
-      headers: { "idempotency-key": newIdempotencyKey() },
-      payload: {}
+      headers: { "idempotency-key": newIdempotencyKey() }
     })))
     if (isTerminal(job.status)) return expectRefused(exit, "invalid_state", await newEvents(real, model))
     assert.isTrue(Exit.isSuccess(exit), String(exit))
@@ -470,8 +470,8 @@ const expectRefused = (exit: Exit.Exit<unknown, unknown>, code: string, appended
 }
 
 /** The Job at a position: the model's state then, with `asOf` naming the position of its last event. */
-const checkViewAt = async (model: Model, real: Real, id: string, position: number) => {
-  const exit = await run(Effect.exit(real.api.Jobs.getJob({ params: { id }, query: { at: String(position) } })))
+const checkViewAt = async (model: Model, real: Real, id: JobId, position: number) => {
+  const exit = await run(Effect.exit(real.api.Jobs.getJob({ params: { id }, query: { at: position } })))
   const expected = stateAt(model, id, position)
   if (expected === undefined) {
     assert.strictEqual(codeOf(exit), "not_found", `nothing at ${position}`)
@@ -515,7 +515,7 @@ class ReadRevision implements Command {
     const revision = 1 + (this.revision % (job.revision + 1))
     const exit = await run(Effect.exit(real.api.Jobs.getJob({
       params: { id: job.id },
-      query: { revision: String(revision) }
+      query: { revision }
     })))
     const states = model.states.get(job.id) ?? []
     const ended = states.filter((state) => state.job?.jobRevision === revision).at(-1)

@@ -127,7 +127,7 @@ layer(previewServerWith(servicesTest()), { excludeTestServices: true })("the pub
       )
       assert.deepStrictEqual(
         document.paths["/v1/jobs/{id}/constraints"].post.responses["409"].content["application/json"].schema.anyOf
-          .map((s: { $ref: string }) => s.$ref),
+          .map((s: { $ref: string }) => s.$ref).sort(),
         [
           "#/components/schemas/IdempotencyKeyInUse",
           "#/components/schemas/InvalidState",

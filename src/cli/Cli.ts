@@ -2,10 +2,9 @@ import { Console, Effect, Option, Redacted, Schema, Stdio, Stream } from "effect
 import type { Layer } from "effect"
 import { Argument, CliError, Command, Flag } from "effect/cli"
 import type { SqlClient } from "effect/sql"
-import { NotFound } from "../schema/ApiErrors.ts"
 import { AccountName, Scope, scopes as allScopes } from "../schema/ApiKey.ts"
 import type { KeyInfo } from "../services/access/ApiKeys.ts"
-import { ApiKeys } from "../services/access/ApiKeys.ts"
+import { ApiKeys, UnknownKey } from "../services/access/ApiKeys.ts"
 import { SandboxLedger } from "../services/providers/Sandbox.ts"
 import * as Migrations from "../services/store/Migrations.ts"
 import { Waitlist } from "../services/waitlist/Waitlist.ts"
@@ -109,7 +108,7 @@ export const make = <E>(store: Layer.Layer<Waitlist | ApiKeys | SandboxLedger | 
     Effect.gen(function*() {
       const key = yield* (yield* ApiKeys).revoke(id).pipe(
         Effect.catchIf(
-          (error) => error instanceof NotFound,
+          (error) => error instanceof UnknownKey,
           (error) => Effect.fail(new CliError.UserError({ cause: error, userMessage: error.message }))
         )
       )

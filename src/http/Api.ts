@@ -1,5 +1,5 @@
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
-import { InvalidEmail, InvalidJson, UnavailableResponse } from "../schema/Errors.ts"
+import { InvalidEmail, InvalidJsonResponse, UnavailableResponse } from "../schema/Errors.ts"
 import { Joined, JoinRequest } from "../schema/Waitlist.ts"
 
 /**
@@ -10,7 +10,7 @@ import { Joined, JoinRequest } from "../schema/Waitlist.ts"
 export const joinWaitlist = HttpApiEndpoint.post("joinWaitlist", "/v1/waitlist", {
   payload: JoinRequest,
   success: Joined,
-  error: [InvalidJson, InvalidEmail, UnavailableResponse]
+  error: [InvalidJsonResponse, InvalidEmail, UnavailableResponse]
 }).annotateMerge(OpenApi.annotations({
   identifier: "joinWaitlist",
   summary: "Register an e-mail address for early access",

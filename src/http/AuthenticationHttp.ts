@@ -1,13 +1,14 @@
 import { Cause, Context, Effect, Layer, Option } from "effect"
-import { Forbidden, ServiceUnavailable, Unauthorized } from "../schema/ApiErrors.ts"
+import { Forbidden, Unauthorized } from "../schema/ApiErrors.ts"
 import type { Scope } from "../schema/ApiKey.ts"
+import { Unavailable } from "../schema/Errors.ts"
 import { ApiKeys } from "../services/access/ApiKeys.ts"
 import { storeRetryAfter } from "../services/store/StoreGuard.ts"
 import { Authentication, CurrentPrincipal, RequiredScope } from "./Authentication.ts"
 
 /** `Authentication` checked against the stored API keys. */
 const cannotCheck = (retryAfter: number) =>
-  new ServiceUnavailable({ message: "The service cannot check API keys now; retry later.", retryAfter })
+  new Unavailable({ message: "The service cannot check API keys now; retry later.", retryAfter })
 
 const unauthorized = new Unauthorized({
   message: "A valid API key is required: send it as Authorization: Bearer <API_KEY>."

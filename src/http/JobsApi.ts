@@ -1,37 +1,36 @@
 import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import {
   CursorExpired,
-  IdempotencyKeyInUseBody,
-  IdempotencyKeyRequired,
-  IdempotencyKeyReused,
-  InvalidJsonBody,
   InvalidRequest,
   InvalidState,
   NotFound,
   ProposalExpired,
   ProposalMismatch,
-  RevisionMismatch,
-  ServiceUnavailableResponse
+  RevisionMismatch
 } from "../schema/ApiErrors.ts"
+import { strictParseOptions } from "../schema/Constraint.ts"
 import {
   AnswerQuestionsRequest,
-  CancelJobRequest,
   ChangeConstraintsRequest,
   CreateJobRequest,
   Job,
   JobPage,
+  JobStatus,
   jobStatuses
 } from "../schema/Job.ts"
 import { EventPage, JobAsOf } from "../schema/JobEvent.ts"
+import { JobId } from "../schema/JobRef.ts"
 import { Approval, ApprovalRequest, ProposalDocument } from "../schema/Proposal.ts"
+import { PositionText, WholeNumberText } from "../schema/Query.ts"
 import { Api } from "./Api.ts"
 import { Authentication, RequiredScope } from "./Authentication.ts"
+import { AcceptsEmptyBody, Guarded, Idempotent, RequestDecoding } from "./JobsMiddleware.ts"
 
 /**
- * The Job API (jobs.md), a preview served only with `JOBS_API=preview`. As for the waitlist, the
- * schemas describe the documents for the OpenAPI document and clients; the handlers read requests
- * themselves (`JobsHttp.ts`), because jobs.md fixes which error wins when several apply.
+ * The Job API (docs/API.md), a preview served only with `JOBS_API=preview`. Every part of a request is
+ * declared and decoded here; `RequestDecoding` turns what does not decode into the contract's errors,
+ * and `Idempotent` runs before it on every POST, so that the order of "Which error wins" holds.
  */
 
 const parameter = (
@@ -58,10 +57,9 @@ const idempotencyKey = parameter(
 )
 
 /**
- * Describes what the handlers read themselves (headers and query parameters) in the operation's
- * document, in place of what a declared query schema says of the same parameter: the handlers decode
- * query parameters themselves (so that a bad one is the API's own 422), and a declared query schema
- * only lets typed clients send them, as text.
+ * Describes headers and query parameters in the operation's document in place of what their schemas
+ * say: the `Idempotency-Key` that `Idempotent` checks, `Accept` and `Last-Event-ID` that the event
+ * handlers read, and numbers that travel as text but are whole numbers in a range to a reader.
  */
 const addParameters =
   (parameters: ReadonlyArray<OpenApi.OpenAPISpecParameter>) =>
@@ -82,36 +80,28 @@ const withParameters = (...parameters: ReadonlyArray<OpenApi.OpenAPISpecParamete
     transform: (operation) => addParameters(parameters)(operation as OpenApi.OpenAPISpecOperation)
   })
 
-/** Query parameters as typed clients send them; the handlers decode them (see `withParameters`). */
-const queryText = Schema.optional(Schema.String)
-
-/** The `Idempotency-Key` header as typed clients send it; the handlers check it (see `withParameters`). */
+/** The `Idempotency-Key` header as typed clients send it; `Idempotent` checks it. */
 const idempotencyHeader = { "idempotency-key": Schema.optional(Schema.String) }
 
-const mutationErrors = [
-  IdempotencyKeyRequired,
-  InvalidJsonBody,
-  IdempotencyKeyInUseBody,
-  IdempotencyKeyReused,
-  InvalidRequest,
-  ServiceUnavailableResponse
-] as const
-
-const idParams = { id: Schema.String }
+const idParams = { id: JobId }
 
 export const createJob = HttpApiEndpoint.post("createJob", "/v1/jobs", {
   headers: idempotencyHeader,
   payload: CreateJobRequest,
-  success: Job.pipe(HttpApiSchema.status(201)),
-  error: mutationErrors
+  success: Job.pipe(HttpApiSchema.status(201))
 }).annotateMerge(OpenApi.annotations({
   summary: "Create a Job from a User's request",
   description: "201 with the Job (status `interpreting`) and its `Location`."
 })).annotateMerge(withParameters(idempotencyKey)).annotate(RequiredScope, "jobs:write")
+  .middleware(RequestDecoding).middleware(Idempotent)
 
 export const listJobs = HttpApiEndpoint.get("listJobs", "/v1/jobs", {
-  success: JobPage,
-  error: [InvalidRequest, ServiceUnavailableResponse]
+  query: {
+    status: Schema.optional(JobStatus),
+    limit: Schema.optional(WholeNumberText(1, 100)),
+    cursor: Schema.optional(Schema.String)
+  },
+  success: JobPage
 }).annotateMerge(OpenApi.annotations({ summary: "List the account's Jobs, newest first" })).annotateMerge(
   withParameters(
     parameter("status", "query", "Only Jobs in this status.", { type: "string", enum: jobStatuses }),
@@ -123,12 +113,13 @@ export const listJobs = HttpApiEndpoint.get("listJobs", "/v1/jobs", {
     parameter("cursor", "query", "The `nextCursor` of the previous page.", { type: "string" })
   )
 ).annotate(RequiredScope, "jobs:read")
+  .middleware(RequestDecoding)
 
 export const getJob = HttpApiEndpoint.get("getJob", "/v1/jobs/:id", {
   params: idParams,
-  query: { revision: queryText, at: queryText },
+  query: { revision: Schema.optional(WholeNumberText(1)), at: Schema.optional(PositionText) },
   success: [JobAsOf, Job],
-  error: [InvalidRequest, NotFound, CursorExpired, ServiceUnavailableResponse]
+  error: [InvalidRequest, NotFound, CursorExpired]
 }).annotateMerge(OpenApi.annotations({
   summary: "Read a Job, now or as it was at a revision or a position",
   description: "With `revision` or `at` (not both), a point-in-time view with `asOf`: the revision and the "
@@ -144,45 +135,60 @@ export const getJob = HttpApiEndpoint.get("getJob", "/v1/jobs/:id", {
       minimum: 0
     })
   )).annotate(RequiredScope, "jobs:read")
+  .middleware(RequestDecoding)
 
 export const changeConstraints = HttpApiEndpoint.post("changeConstraints", "/v1/jobs/:id/constraints", {
   params: idParams,
   headers: idempotencyHeader,
   payload: ChangeConstraintsRequest,
   success: Job,
-  error: [...mutationErrors, NotFound, InvalidState, RevisionMismatch]
+  error: [NotFound, InvalidState, RevisionMismatch]
 }).annotateMerge(OpenApi.annotations({
   summary: "Replace the caller's constraints",
   description: "A new revision, interpreted again; constraints equal to the current ones change nothing."
 })).annotateMerge(withParameters(idempotencyKey)).annotate(RequiredScope, "jobs:write")
+  .middleware(RequestDecoding).middleware(Idempotent)
 
 export const answerQuestions = HttpApiEndpoint.post("answerQuestions", "/v1/jobs/:id/input", {
   params: idParams,
   headers: idempotencyHeader,
   payload: AnswerQuestionsRequest,
   success: Job,
-  error: [...mutationErrors, NotFound, InvalidState, RevisionMismatch]
+  error: [NotFound, InvalidState, RevisionMismatch]
 }).annotateMerge(OpenApi.annotations({
   summary: "Answer open questions",
   description: "A new revision. With every question answered the Job is interpreted again; otherwise the "
     + "other questions stay open."
 })).annotateMerge(withParameters(idempotencyKey)).annotate(RequiredScope, "jobs:write")
+  .middleware(RequestDecoding).middleware(Idempotent)
 
 export const cancelJob = HttpApiEndpoint.post("cancelJob", "/v1/jobs/:id/cancel", {
   params: idParams,
   headers: idempotencyHeader,
-  payload: CancelJobRequest,
   success: Job,
-  error: [...mutationErrors, NotFound, InvalidState]
+  error: [InvalidRequest, NotFound, InvalidState]
 }).annotateMerge(OpenApi.annotations({
   summary: "Cancel a Job",
-  description: "A change of status, not a new revision. The body may be empty."
-})).annotateMerge(withParameters(idempotencyKey)).annotate(RequiredScope, "jobs:write")
+  description: "A change of status, not a new revision. The body may be empty.",
+  // A cancellation takes no document: the handler checks that the body is empty or `{}`.
+  transform: (described) => ({
+    ...addParameters([idempotencyKey])(described as OpenApi.OpenAPISpecOperation),
+    requestBody: {
+      content: {
+        "application/json": {
+          schema: { type: "object", additionalProperties: false, description: "No members: `{}`, or no body." }
+        }
+      },
+      required: false
+    }
+  })
+})).annotate(AcceptsEmptyBody, true).annotate(RequiredScope, "jobs:write")
+  .middleware(RequestDecoding).middleware(Idempotent)
 
 export const getProposal = HttpApiEndpoint.get("getProposal", "/v1/jobs/:id/proposals/:hash", {
-  params: { id: Schema.String, hash: Schema.String },
+  params: { id: JobId, hash: Schema.String },
   success: ProposalDocument,
-  error: [NotFound, ServiceUnavailableResponse]
+  error: NotFound
 }).annotateMerge(OpenApi.annotations({
   summary: "Read a proposal, as the exact bytes that were hashed",
   description: "The RFC 8785 (JCS) canonical JSON of the document, as stored; its SHA-256 is the hash, also "
@@ -195,13 +201,14 @@ export const createApproval = HttpApiEndpoint.post("createApproval", "/v1/jobs/:
   headers: idempotencyHeader,
   payload: ApprovalRequest,
   success: Approval.pipe(HttpApiSchema.status(201)),
-  error: [...mutationErrors, NotFound, InvalidState, RevisionMismatch, ProposalMismatch, ProposalExpired]
+  error: [NotFound, InvalidState, RevisionMismatch, ProposalMismatch, ProposalExpired]
 }).annotateMerge(OpenApi.annotations({
   summary: "Approve or reject the Job's open proposal",
   description: "Bound to one proposalHash and the Job's current jobRevision; recorded once. Checked in this "
     + "order: 404, revision_mismatch, invalid_state (not awaiting_approval, or decided already), "
     + "proposal_mismatch, proposal_expired. approve: the Job executes; reject: it plans again without that offer."
 })).annotateMerge(withParameters(idempotencyKey)).annotate(RequiredScope, "approvals:write")
+  .middleware(RequestDecoding).middleware(Idempotent)
 
 const eventParameters = [
   parameter(
@@ -258,32 +265,26 @@ const asEventReading = OpenApi.annotations({
   }
 })
 
-const eventQuery = { after: queryText, limit: queryText }
+const eventQuery = { after: Schema.optional(PositionText), limit: Schema.optional(WholeNumberText(1, 1000)) }
 
 export const listEvents = HttpApiEndpoint.get("listEvents", "/v1/events", {
   query: eventQuery,
   success: EventPage,
-  error: [InvalidRequest, CursorExpired, ServiceUnavailableResponse]
+  error: [InvalidRequest, CursorExpired]
 }).annotateMerge(OpenApi.annotations({
   summary: "Every event of the account, as a JSON page or a live stream",
   description: "Resumable: a reader that resumes after position p gets every later event exactly once, in order."
-})).annotateMerge(asEventReading).annotate(
-  RequiredScope,
-  "jobs:read"
-)
+})).annotateMerge(asEventReading).annotate(RequiredScope, "jobs:read").middleware(RequestDecoding)
 
 export const listJobEvents = HttpApiEndpoint.get("listJobEvents", "/v1/jobs/:id/events", {
   params: idParams,
   query: eventQuery,
   success: EventPage,
-  error: [InvalidRequest, NotFound, CursorExpired, ServiceUnavailableResponse]
+  error: [InvalidRequest, NotFound, CursorExpired]
 }).annotateMerge(OpenApi.annotations({
   summary: "A Job's events, as a JSON page or a live stream",
   description: "The account's events of this Job only; positions and resumption as for /v1/events."
-})).annotateMerge(asEventReading).annotate(
-  RequiredScope,
-  "jobs:read"
-)
+})).annotateMerge(asEventReading).annotate(RequiredScope, "jobs:read").middleware(RequestDecoding)
 
 export class JobsApi extends HttpApiGroup.make("Jobs")
   .add(
@@ -298,7 +299,9 @@ export class JobsApi extends HttpApiGroup.make("Jobs")
     listJobEvents,
     listEvents
   )
+  .middleware(Guarded)
   .middleware(Authentication)
+  .annotate(HttpApi.PayloadParseOptions, strictParseOptions)
   .annotateMerge(OpenApi.annotations({
     title: "Jobs (preview)",
     description: "Preview: served only when the operator sets JOBS_API=preview. Every operation needs an API "

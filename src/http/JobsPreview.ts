@@ -11,6 +11,7 @@ import * as AuthenticationHttp from "./AuthenticationHttp.ts"
 import * as Draining from "./Draining.ts"
 import { PreviewApi } from "./JobsApi.ts"
 import { JobsHttpLive } from "./JobsHttp.ts"
+import { GuardedLive, IdempotentLive, RequestDecodingLive } from "./JobsMiddlewareHttp.ts"
 import { docsOptions, HttpLive, OtherRoutesLive, serveOptions } from "./Server.ts"
 import { WaitlistHttpLive } from "./WaitlistHttp.ts"
 
@@ -27,7 +28,7 @@ export const PreviewRoutesLive = Layer.mergeAll(
   HttpApiBuilder.layer(PreviewApi, { openapiPath: "/openapi.json" }).pipe(
     Layer.provide(WaitlistHttpLive),
     Layer.provide(JobsHttpLive),
-    Layer.provide(AuthenticationHttp.layer)
+    Layer.provide([AuthenticationHttp.layer, GuardedLive, IdempotentLive, RequestDecodingLive])
   ),
   HttpApiScalar.layer(PreviewApi, docsOptions),
   OtherRoutesLive

@@ -1,6 +1,6 @@
-import { ErrorReporter, Schema } from "effect"
+import { ErrorReporter, Schema, SchemaTransformation } from "effect"
 import { HttpApiSchema } from "effect/http-api"
-import { RetryAfterSeconds } from "./Errors.ts"
+import { InvalidJson, RetryAfterSeconds, Unavailable } from "./Errors.ts"
 
 /**
  * The errors of the authenticated API (jobs.md, "Errors"): `{"error": code, "message": text}`, one
@@ -9,13 +9,19 @@ import { RetryAfterSeconds } from "./Errors.ts"
 const body = <Code extends string>(code: Code, identifier: string) =>
   Schema.Struct({ error: Schema.tag(code), message: Schema.String }).annotate({ identifier })
 
-/** 400: the body is not one JSON document. */
-export class InvalidJsonBody extends Schema.Error<InvalidJsonBody>("InvalidJsonBody")(
-  body("invalid_json", "InvalidJsonBody"),
-  { httpApiStatus: 400, description: "The body is not a JSON document." }
-) {
-  override readonly [ErrorReporter.ignore] = true
-}
+/** `InvalidJson` as the Job API sends it: `{"error":"invalid_json","message"}`. */
+export const InvalidJsonBody = body("invalid_json", "InvalidJsonBody").pipe(
+  Schema.decodeTo(
+    Schema.toType(InvalidJson),
+    SchemaTransformation.transform({
+      decode: ({ message }) => new InvalidJson({ message }),
+      encode: (error) => ({
+        error: "invalid_json" as const,
+        message: error.message || "The body is not a JSON document."
+      })
+    })
+  )
+).annotate({ httpApiStatus: 400, description: "The body is not a JSON document." })
 
 /** 400: a POST without a usable `Idempotency-Key` (1 to 255 visible ASCII characters). */
 export class IdempotencyKeyRequired extends Schema.Error<IdempotencyKeyRequired>("IdempotencyKeyRequired")(
@@ -146,15 +152,10 @@ export class IdempotencyKeyReused extends Schema.Error<IdempotencyKeyReused>("Id
   override readonly [ErrorReporter.ignore] = true
 }
 
-/** 503 on the authenticated API: the service cannot serve the request now. Sent with `Retry-After`. */
-export class ServiceUnavailable extends Schema.Error<ServiceUnavailable>("ServiceUnavailable")({
-  message: Schema.String,
-  retryAfter: RetryAfterSeconds
-}, { httpApiStatus: 503 }) {
-  override readonly [ErrorReporter.ignore] = true
-}
+const unavailableMessage = "The service cannot serve the request now; retry later."
 
-export const ServiceUnavailableResponse = ServiceUnavailable.pipe(
+/** `Unavailable` as the Job API sends it: `{"error":"unavailable","message"}`, with `Retry-After`. */
+export const ServiceUnavailableResponse = Unavailable.pipe(
   HttpApiSchema.encodeToWithHeaders({
     body: body("unavailable", "ServiceUnavailable").annotate({
       description: "The service cannot serve the request now; retry after Retry-After seconds.",
@@ -162,14 +163,10 @@ export const ServiceUnavailableResponse = ServiceUnavailable.pipe(
     }),
     headers: { "retry-after": retryAfterHeader }
   }, {
-    decode: ({ body, headers }) =>
-      new ServiceUnavailable({ message: body.message, retryAfter: headers["retry-after"] }),
+    decode: ({ body, headers }) => new Unavailable({ message: body.message, retryAfter: headers["retry-after"] }),
     encode: (error) => ({
-      body: { error: "unavailable" as const, message: error.message },
+      body: { error: "unavailable" as const, message: error.message || unavailableMessage },
       headers: { "retry-after": error.retryAfter }
     })
   })
 )
-
-/** Every error a Job operation can answer after the idempotency claim (stored and replayed with it). */
-export type JobError = InvalidRequest | NotFound | RevisionMismatch | InvalidState | ProposalMismatch | ProposalExpired

@@ -1,16 +1,30 @@
-import { ErrorReporter, Schema } from "effect"
+import { ErrorReporter, Schema, SchemaTransformation } from "effect"
 import { HttpApiSchema } from "effect/http-api"
 
 /**
- * 400: the body is not a well-formed waitlist document. The fault of a client program; a person typing
- * into a form cannot cause it.
+ * 400: the body is not a well-formed document (for the waitlist, not a well-formed join document; for
+ * the Job API, not one JSON document). The fault of a client program; a person typing into a form
+ * cannot cause it. On the wire as `InvalidJsonResponse` (the waitlist: no message) or
+ * `InvalidJsonBody` (the Job API: with one).
  */
-export class InvalidJson extends Schema.Error<InvalidJson>("InvalidJson")(
-  Schema.Struct({ error: Schema.tag("invalid_json") }).annotate({ identifier: "InvalidJson" }),
-  { httpApiStatus: 400, description: "The body is not a well-formed waitlist document." }
-) {
+export class InvalidJson extends Schema.Error<InvalidJson>("InvalidJson")({
+  message: Schema.optionalKey(Schema.String)
+}, { httpApiStatus: 400 }) {
   override readonly [ErrorReporter.ignore] = true
 }
+
+/** `InvalidJson` as the waitlist sends it: `{"error":"invalid_json"}`. */
+export const InvalidJsonResponse = Schema.Struct({ error: Schema.Literal("invalid_json") }).annotate({
+  identifier: "InvalidJson"
+}).pipe(
+  Schema.decodeTo(
+    Schema.toType(InvalidJson),
+    SchemaTransformation.transform({
+      decode: () => new InvalidJson({}),
+      encode: () => ({ error: "invalid_json" as const })
+    })
+  )
+).annotate({ httpApiStatus: 400, description: "The body is not a well-formed waitlist document." })
 
 /** 422: the e-mail value is missing or invalid. */
 export class InvalidEmail extends Schema.Error<InvalidEmail>("InvalidEmail")(
@@ -24,12 +38,14 @@ export class InvalidEmail extends Schema.Error<InvalidEmail>("InvalidEmail")(
 export const RetryAfterSeconds = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 30 }))
 
 /**
- * 503: the waitlist cannot serve the request (store unreachable, slow or failing, paused by the
- * operator, or shedding load). Its body is `{"error":"unavailable"}`; the retry delay travels in
- * `Retry-After`.
+ * 503: the service cannot serve the request (store unreachable, slow or failing, paused by the
+ * operator, or shedding load). The retry delay travels in `Retry-After`. The waitlist's body is
+ * `{"error":"unavailable"}` (`UnavailableResponse`); the Job API's adds a message
+ * (`ServiceUnavailableResponse`), this one's when it has one.
  */
 export class Unavailable extends Schema.Error<Unavailable>("Unavailable")({
-  retryAfter: RetryAfterSeconds
+  retryAfter: RetryAfterSeconds,
+  message: Schema.optionalKey(Schema.String)
 }, { httpApiStatus: 503 }) {
   override readonly [ErrorReporter.ignore] = true
 }

@@ -1,6 +1,5 @@
-import { Result, Schema, SchemaIssue } from "effect"
-import { InvalidRequest } from "./ApiErrors.ts"
-import { Constraint, ConstraintInput, Objective, Question, strictParseOptions } from "./Constraint.ts"
+import { Schema, SchemaIssue } from "effect"
+import { Constraint, ConstraintInput, Objective, Question } from "./Constraint.ts"
 import { Instant, JobId, JobRevision } from "./JobRef.ts"
 import { JobProposal, Outcome } from "./Proposal.ts"
 
@@ -100,10 +99,16 @@ const constraintTypes = ConstraintInput.members.map((member) => member.fields.ty
 const pathText = (path: ReadonlyArray<PropertyKey>) =>
   path.map((key, i) => typeof key === "number" ? `[${key}]` : i === 0 ? String(key) : `.${String(key)}`).join("")
 
-/** Says what is wrong with a document in words a person reads, naming the place (`constraints[0].max`). */
-const describe = (issue: SchemaIssue.Issue, input: unknown): string => {
+/**
+ * Says what is wrong with a request in words a person reads, naming the place (`constraints[0].max`,
+ * `limit`). `input` is what was decoded, when the issue does not carry it.
+ */
+export const describeIssue = (issue: SchemaIssue.Issue, input: unknown = inputOf(issue)): string => {
+  if (issue._tag === "InvalidType" && (issue.ast._tag === "Objects" || issue.ast._tag === "Declaration")) {
+    return "The body must be a JSON object."
+  }
   const [first] = SchemaIssue.makeFormatterStandardSchemaV1()(issue).issues
-  if (first === undefined) return "The document is not valid."
+  if (first === undefined) return "The request is not valid."
   const path = (first.path ?? []).map((segment) => typeof segment === "object" ? segment.key : segment)
   const at = path.length === 0 ? "the document" : pathText(path)
   // A constraint that matches no member of the union: say which `type` values exist, or what the
@@ -125,13 +130,4 @@ const describe = (issue: SchemaIssue.Issue, input: unknown): string => {
   return `${at}: ${first.message.replace(/^Expected /, "expected ")}.`
 }
 
-/** Decodes a parsed JSON document, answering 422 `invalid_request` with a message for a person. */
-export const decodeDocument = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S) => {
-  const decode = Schema.decodeUnknownResult(schema, strictParseOptions)
-  return (input: unknown): Result.Result<S["Type"], InvalidRequest> => {
-    if (typeof input !== "object" || input === null || Array.isArray(input)) {
-      return Result.fail(new InvalidRequest({ message: "The body must be a JSON object." }))
-    }
-    return Result.mapError(decode(input), (error) => new InvalidRequest({ message: describe(error.issue, input) }))
-  }
-}
+const inputOf = (issue: SchemaIssue.Issue): unknown => SchemaIssue.hasInput(issue) ? issue.input : undefined

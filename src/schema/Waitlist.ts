@@ -1,5 +1,6 @@
 import { Option, Result, Schema } from "effect"
 import { InvalidEmail, InvalidJson } from "./Errors.ts"
+import { parseJsonBytes } from "./Json.ts"
 
 /**
  * The contract's e-mail pattern (contract.md section 8). The `u` flag gives JSON Schema's semantics
@@ -91,7 +92,6 @@ export const joined: Joined = { status: "joined" }
 const invalidJson = new InvalidJson()
 const invalidEmail = new InvalidEmail()
 
-const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
 const decodeShape = Schema.decodeUnknownOption(JoinRequestShape, { onExcessProperty: "error" })
 const isEmail = Schema.is(Email)
 
@@ -101,13 +101,9 @@ const isEmail = Schema.is(Email)
  * object with no member but `email` and `source`, `source` exactly `landing`; then the address.
  */
 export const decodeJoinDocument = (body: Uint8Array): Result.Result<Email, InvalidJson | InvalidEmail> => {
-  let document: unknown
-  try {
-    document = JSON.parse(strictUtf8.decode(body))
-  } catch {
-    return Result.fail(invalidJson)
-  }
-  const shape = decodeShape(document)
+  const document = parseJsonBytes(body)
+  if (Result.isFailure(document)) return Result.fail(invalidJson)
+  const shape = decodeShape(document.success)
   if (Option.isNone(shape)) return Result.fail(invalidJson)
   const email = shape.value.email
   return isEmail(email) ? Result.succeed(email) : Result.fail(invalidEmail)

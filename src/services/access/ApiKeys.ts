@@ -1,7 +1,6 @@
-import { Clock, Context, Effect, Layer, Option, Redacted, Ref } from "effect"
+import { Clock, Context, Data, Effect, Layer, Option, Redacted, Ref } from "effect"
 import { SqlClient } from "effect/sql"
 import { createHash, randomBytes } from "node:crypto"
-import { NotFound } from "../../schema/ApiErrors.ts"
 import type { AccountId, ApiKeyId, Principal, Scope } from "../../schema/ApiKey.ts"
 import { keyPattern, keyPrefix, scopes as allScopes } from "../../schema/ApiKey.ts"
 import type { Unavailable } from "../../schema/Errors.ts"
@@ -41,7 +40,7 @@ export class ApiKeys extends Context.Service<ApiKeys, {
   /** Every key, oldest first. */
   readonly list: Effect.Effect<ReadonlyArray<KeyInfo>, Unavailable>
   /** Revokes a key at once; revoking a revoked key changes nothing. */
-  readonly revoke: (id: string) => Effect.Effect<KeyInfo, NotFound | Unavailable>
+  readonly revoke: (id: string) => Effect.Effect<KeyInfo, UnknownKey | Unavailable>
   /** The account and scopes of a valid, unrevoked key. */
   readonly authenticate: (key: Redacted.Redacted<string>) => Effect.Effect<Option.Option<Principal>, Unavailable>
 }>()("ApiKeys") {}
@@ -54,7 +53,10 @@ const hash = (key: string): Uint8Array => createHash("sha256").update(key, "utf8
 const normalise = (scopes: ReadonlyArray<Scope>): ReadonlyArray<Scope> => allScopes.filter((s) => scopes.includes(s))
 const parseScopes = (text: string): ReadonlyArray<Scope> => normalise(text.split(" ") as Array<Scope>)
 
-const keyNotFound = (id: string) => new NotFound({ message: `There is no API key ${JSON.stringify(id)}.` })
+/** No API key of that id. */
+export class UnknownKey extends Data.TaggedError("UnknownKey")<{ readonly message: string }> {}
+
+const keyNotFound = (id: string) => new UnknownKey({ message: `There is no API key ${JSON.stringify(id)}.` })
 
 interface KeyRow {
   readonly id: string
@@ -171,7 +173,7 @@ export const layerTest = Layer.effect(ApiKeys)(Effect.gen(function*() {
       Effect.flatMap(
         Clock.currentTimeMillis,
         (now) =>
-          Ref.modify(state, (current): readonly [Effect.Effect<KeyInfo, NotFound>, State] => {
+          Ref.modify(state, (current): readonly [Effect.Effect<KeyInfo, UnknownKey>, State] => {
             const key = current.keys.get(id)
             if (key === undefined) return [Effect.fail(keyNotFound(id)), current]
             const revoked = key.revokedAt === null ? { ...key, revokedAt: new Date(now) } : key

@@ -1,7 +1,6 @@
-import { Clock, Config, Context, Duration, Effect, Exit, Layer, Ref, Schema, Semaphore } from "effect"
+import { Clock, Config, Context, Data, Duration, Effect, Exit, Layer, Ref, Schema, Semaphore } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomUUID } from "node:crypto"
-import { IdempotencyKeyInUse, IdempotencyKeyReused } from "../../schema/ApiErrors.ts"
 import type { AccountId } from "../../schema/ApiKey.ts"
 import type { Unavailable } from "../../schema/Errors.ts"
 import * as Pruning from "../store/Pruning.ts"
@@ -13,6 +12,12 @@ export interface StoredAnswer {
   readonly headers: Readonly<Record<string, string>>
   readonly body: string
 }
+
+/** Another request holds the key now: retry after `retryAfter` seconds. */
+export class KeyInUse extends Data.TaggedError("KeyInUse")<{ readonly message: string; readonly retryAfter: number }> {}
+
+/** The key was used for another request (method, path or body). */
+export class KeyReused extends Data.TaggedError("KeyReused")<{ readonly message: string }> {}
 
 /** A key held by one request while its operation runs. */
 export interface Claim {
@@ -35,14 +40,14 @@ export type ClaimResult =
 export class Idempotency extends Context.Service<Idempotency, {
   /**
    * Claims `key` for a request with `fingerprint`; or the answer stored for the same fingerprint; or
-   * `IdempotencyKeyInUse` while another request holds it; or `IdempotencyKeyReused` when it was used
+   * `KeyInUse` while another request holds it; or `KeyReused` when it was used
    * for another fingerprint.
    */
   readonly claim: (
     accountId: AccountId,
     key: string,
     fingerprint: string
-  ) => Effect.Effect<ClaimResult, IdempotencyKeyInUse | IdempotencyKeyReused | Unavailable>
+  ) => Effect.Effect<ClaimResult, KeyInUse | KeyReused | Unavailable>
   /**
    * Runs `operation` and stores its answer with its effects, atomically (one transaction on
    * PostgreSQL). When the operation fails or dies, nothing is stored and the claim is released, so that
@@ -52,7 +57,7 @@ export class Idempotency extends Context.Service<Idempotency, {
   readonly complete: <E, R>(
     claim: Claim,
     operation: Effect.Effect<StoredAnswer, E, R>
-  ) => Effect.Effect<StoredAnswer, E | IdempotencyKeyInUse | Unavailable, R>
+  ) => Effect.Effect<StoredAnswer, E | KeyInUse | Unavailable, R>
   /** Gives a claim up without storing an answer. */
   readonly release: (claim: Claim) => Effect.Effect<void, Unavailable>
   /** Deletes the keys older than the retention period; answers how many. */
@@ -73,11 +78,11 @@ export const IdempotencyConfig = Config.all({
 /** How long a request that finds its key in use is asked to wait. */
 export const inUseRetryAfter = 1
 
-const inUse = new IdempotencyKeyInUse({
+const inUse = new KeyInUse({
   message: "A request with this Idempotency-Key is still in progress; retry it shortly.",
   retryAfter: inUseRetryAfter
 })
-const reused = new IdempotencyKeyReused({
+const reused = new KeyReused({
   message: "This Idempotency-Key was used for a different request (method, path or body); use a new key."
 })
 

@@ -1,9 +1,9 @@
 import { Cause, Context, Duration, Effect, Latch, Layer, PubSub, Queue, RcMap, Stream } from "effect"
-import { CursorExpired } from "../../schema/ApiErrors.ts"
-import type { NotFound } from "../../schema/ApiErrors.ts"
 import type { AccountId } from "../../schema/ApiKey.ts"
 import type { Unavailable } from "../../schema/Errors.ts"
 import type { JobEvent } from "../../schema/JobEvent.ts"
+import { HistoryPruned } from "../jobs/JobErrors.ts"
+import type { UnknownJob } from "../jobs/JobErrors.ts"
 import { Jobs } from "../jobs/Jobs.ts"
 import { EventSignal, everyone } from "./EventSignal.ts"
 
@@ -36,8 +36,8 @@ export class EventFeed extends Context.Service<EventFeed, {
     accountId: AccountId,
     options: FollowOptions
   ) => Effect.Effect<
-    Stream.Stream<JobEvent, NotFound | CursorExpired | Unavailable>,
-    NotFound | CursorExpired | Unavailable
+    Stream.Stream<JobEvent, UnknownJob | HistoryPruned | Unavailable>,
+    UnknownJob | HistoryPruned | Unavailable
   >
 }>()("EventFeed") {}
 
@@ -89,7 +89,7 @@ export const make = Effect.gen(function*() {
           head.position = batch.to
           return PubSub.publish(batches, batch)
         })
-      const readNew: Effect.Effect<void, NotFound | CursorExpired | Unavailable> = Effect.gen(function*() {
+      const readNew: Effect.Effect<void, UnknownJob | HistoryPruned | Unavailable> = Effect.gen(function*() {
         while (true) {
           const read = yield* jobs.eventPage(accountId, { after: head.position, limit: pageSize })
           const last = read.events.at(-1)
@@ -101,7 +101,7 @@ export const make = Effect.gen(function*() {
       })
       // The tail's own cursor fell past retention (a long outage, or a short EVENTS_RETENTION): it
       // starts again at the newest event, and the empty batch that says so sends every reader behind
-      // it to the table, which answers them `CursorExpired`.
+      // it to the table, which answers them `HistoryPruned`.
       const restart = Effect.flatMap(
         jobs.latestPosition(accountId),
         (latest) => publish({ from: latest, to: latest, events: [] })
@@ -110,7 +110,7 @@ export const make = Effect.gen(function*() {
         Effect.timeoutOption(pollInterval),
         Effect.andThen(wake.close),
         Effect.andThen(readNew),
-        Effect.catchIf((error) => error instanceof CursorExpired, () => restart),
+        Effect.catchIf((error) => error instanceof HistoryPruned, () => restart),
         Effect.catchCause((cause) =>
           Cause.hasInterruptsOnly(cause) ? Effect.interrupt : Effect.logWarning(
             "event tail cannot read its store; trying again",
@@ -143,7 +143,7 @@ export const make = Effect.gen(function*() {
       // The first page answers for the cursor and the Job before the stream begins.
       jobs.eventPage(accountId, { jobId, after, limit: pageSize }),
       (first) =>
-        Stream.callback<JobEvent, NotFound | CursorExpired | Unavailable>(
+        Stream.callback<JobEvent, UnknownJob | HistoryPruned | Unavailable>(
           (queue) =>
             Effect.gen(function*() {
               const emit = (events: ReadonlyArray<JobEvent>) =>

@@ -1,8 +1,8 @@
 import { Context, Data, Effect, Layer, Result } from "effect"
-import type { NotFound } from "../../schema/ApiErrors.ts"
 import type { Principal } from "../../schema/ApiKey.ts"
 import type { Unavailable } from "../../schema/Errors.ts"
 import type { Approval, ApprovalRequest } from "../../schema/Proposal.ts"
+import type { UnknownJob } from "./JobErrors.ts"
 import type { RunRef } from "./JobLifecycle.ts"
 import * as JobStore from "./JobStore.ts"
 import * as WorkRules from "./WorkRules.ts"
@@ -20,8 +20,8 @@ export class Approvals extends Context.Service<Approvals, {
     principal: Principal,
     jobId: string,
     input: ApprovalRequest
-  ) => Effect.Effect<Approval, NotFound | DecisionError | Unavailable>
-  readonly claim: (ref: RunRef) => Effect.Effect<ClaimResult, NotFound | Unavailable>
+  ) => Effect.Effect<Approval, UnknownJob | DecisionError | Unavailable>
+  readonly claim: (ref: RunRef) => Effect.Effect<ClaimResult, UnknownJob | Unavailable>
 }>()("Approvals") {}
 
 /** An older revision's execution is still being settled: nothing is written, the claim waits. */

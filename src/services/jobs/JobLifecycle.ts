@@ -1,7 +1,6 @@
 import canonicalize from "canonicalize"
 import { Result } from "effect"
 import { randomBytes } from "node:crypto"
-import { InvalidRequest, InvalidState, RevisionMismatch } from "../../schema/ApiErrors.ts"
 import type { AccountId } from "../../schema/ApiKey.ts"
 import type { Constraint, ConstraintInput, ConstraintSource, Objective, Question } from "../../schema/Constraint.ts"
 import type {
@@ -23,6 +22,7 @@ import type {
   ProposalStatus
 } from "../../schema/Proposal.ts"
 import type { Answer, Interpretation, InterpretInput } from "../interpreter/Interpreter.ts"
+import { RejectedInput, StaleRevision, WrongState } from "./JobErrors.ts"
 
 /**
  * The rules of a Job's life (jobs.md, "States" and "Revisions, precisely") as pure functions from a
@@ -220,10 +220,10 @@ const sameConstraints = (a: ReadonlyArray<ConstraintInput>, b: ReadonlyArray<Con
 }
 
 const terminalState = (record: JobRecord) =>
-  new InvalidState({ message: `The Job is ${record.status}; it can no longer change.` })
+  new WrongState({ message: `The Job is ${record.status}; it can no longer change.` })
 
 const checkRevision = (record: JobRecord, jobRevision: number) =>
-  jobRevision === record.revision ? undefined : new RevisionMismatch({
+  jobRevision === record.revision ? undefined : new StaleRevision({
     message: `The Job is at revision ${record.revision}, not ${jobRevision}; read it again and retry.`
   })
 
@@ -301,7 +301,7 @@ export const changeConstraints = (
   record: JobRecord,
   input: ChangeConstraintsRequest,
   now: string
-): Result.Result<Change, InvalidState | RevisionMismatch> => {
+): Result.Result<Change, WrongState | StaleRevision> => {
   if (isTerminal(record.status)) return Result.fail(terminalState(record))
   const mismatch = checkRevision(record, input.jobRevision)
   if (mismatch !== undefined) return Result.fail(mismatch)
@@ -328,19 +328,19 @@ export const answer = (
   record: JobRecord,
   input: AnswerQuestionsRequest,
   now: string
-): Result.Result<Change, InvalidState | InvalidRequest | RevisionMismatch> => {
+): Result.Result<Change, WrongState | RejectedInput | StaleRevision> => {
   if (isTerminal(record.status)) return Result.fail(terminalState(record))
   if (record.status !== "awaiting_input" || record.questions.length === 0) {
-    return Result.fail(new InvalidState({ message: `The Job is ${record.status}; it has no open question to answer.` }))
+    return Result.fail(new WrongState({ message: `The Job is ${record.status}; it has no open question to answer.` }))
   }
   const ids = Object.keys(input.answers)
   if (ids.length === 0) {
-    return Result.fail(new InvalidRequest({ message: "answers must answer at least one open question." }))
+    return Result.fail(new RejectedInput({ message: "answers must answer at least one open question." }))
   }
   const unknown = ids.find((id) => !record.questions.some((question) => question.id === id))
   if (unknown !== undefined) {
     return Result.fail(
-      new InvalidRequest({
+      new RejectedInput({
         message: `answers.${unknown} names no open question; the open questions are ${
           record.questions.map((question) => question.id).join(", ")
         }.`
@@ -374,7 +374,7 @@ export const answer = (
  * `recovering` first: the execution's run undoes it, then the Job is `cancelled`. Asking again while
  * that goes on changes nothing.
  */
-export const cancel = (record: JobRecord, now: string): Result.Result<Change, InvalidState> => {
+export const cancel = (record: JobRecord, now: string): Result.Result<Change, WrongState> => {
   if (isTerminal(record.status)) return Result.fail(terminalState(record))
   if (record.cancelling) return Result.succeed({ record, events: [] })
   if (record.execution === null) {

@@ -1,6 +1,5 @@
 import { Clock, Context, Effect, Layer, Ref, Result, Semaphore } from "effect"
 import { SqlClient } from "effect/sql"
-import { NotFound } from "../../schema/ApiErrors.ts"
 import type { AccountId } from "../../schema/ApiKey.ts"
 import type { Unavailable } from "../../schema/Errors.ts"
 import type { Job } from "../../schema/Job.ts"
@@ -8,6 +7,7 @@ import type { JobEvent } from "../../schema/JobEvent.ts"
 import type { Approval, ProposalHash } from "../../schema/Proposal.ts"
 import { channel, EventSignal } from "../events/EventSignal.ts"
 import * as StoreGuard from "../store/StoreGuard.ts"
+import { UnknownJob } from "./JobErrors.ts"
 import * as JobLifecycle from "./JobLifecycle.ts"
 import type { Change, JobRecord } from "./JobLifecycle.ts"
 import { JobWork } from "./JobWork.ts"
@@ -25,11 +25,11 @@ export class JobStore extends Context.Service<JobStore, {
     accountId: AccountId,
     id: string,
     decide: (record: JobRecord, now: string) => Result.Result<Change, E>
-  ) => Effect.Effect<Change, E | NotFound | Unavailable>
-  readonly find: (accountId: AccountId, id: string) => Effect.Effect<JobRecord, NotFound | Unavailable>
+  ) => Effect.Effect<Change, E | UnknownJob | Unavailable>
+  readonly find: (accountId: AccountId, id: string) => Effect.Effect<JobRecord, UnknownJob | Unavailable>
 }>()("JobStore") {}
 
-export const notFound = (id: string) => new NotFound({ message: `There is no Job ${JSON.stringify(id)}.` })
+export const notFound = (id: string) => new UnknownJob({ message: `There is no Job ${JSON.stringify(id)}.` })
 
 export const nowIso = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis).toISOString())
 
@@ -312,7 +312,7 @@ export const layerTest = Layer.effectContext(Effect.gen(function*() {
         const now = yield* nowIso
         const change = yield* Ref.modify(
           state,
-          (current): readonly [Result.Result<Change, E | NotFound>, MemoryState] => {
+          (current): readonly [Result.Result<Change, E | UnknownJob>, MemoryState] => {
             const entry = findIn(current, accountId, id)
             if (entry === undefined) return [Result.fail(notFound(id)), current]
             const decided = decide(entry.record, now)

@@ -1,7 +1,5 @@
 import { Clock, Config, Context, DateTime, Duration, Effect, Layer, Option, Ref, Result } from "effect"
 import { SqlClient } from "effect/sql"
-import { CursorExpired, InvalidRequest, NotFound } from "../../schema/ApiErrors.ts"
-import type { InvalidState, RevisionMismatch } from "../../schema/ApiErrors.ts"
 import type { AccountId } from "../../schema/ApiKey.ts"
 import type { Unavailable } from "../../schema/Errors.ts"
 import type {
@@ -18,6 +16,8 @@ import { PositiveDuration } from "../access/Idempotency.ts"
 import type { Interpretation, InterpretInput } from "../interpreter/Interpreter.ts"
 import * as Pruning from "../store/Pruning.ts"
 import * as StoreGuard from "../store/StoreGuard.ts"
+import { HistoryPruned, RejectedInput, UnknownJob } from "./JobErrors.ts"
+import type { StaleRevision, WrongState } from "./JobErrors.ts"
 import * as JobLifecycle from "./JobLifecycle.ts"
 import type { Change, JobRecord, RunRef } from "./JobLifecycle.ts"
 import type { MemoryState } from "./JobStore.ts"
@@ -25,7 +25,7 @@ import * as JobStore from "./JobStore.ts"
 import { eventsPerTransaction, findIn, MemoryJobs, notFound, nowIso } from "./JobStore.ts"
 
 export interface EventPageOptions {
-  /** Only this Job's events (`NotFound` when the account has no such Job). */
+  /** Only this Job's events (`UnknownJob` when the account has no such Job). */
   readonly jobId?: string | undefined
   /** Events after this position; 0 for the oldest kept. */
   readonly after: number
@@ -52,47 +52,50 @@ export interface ListOptions {
 /**
  * An account's Jobs. Every change appends its events in the same transaction as the change, and
  * keeps the Job as it stands at the end of each revision (a snapshot per revision). A Job of another
- * account is `NotFound`. Once a change that leaves a Job `interpreting` or `cancelled` has committed,
+ * account is `UnknownJob`. Once a change that leaves a Job `interpreting` or `cancelled` has committed,
  * `JobWork` is told.
  */
 export class Jobs extends Context.Service<Jobs, {
   readonly create: (accountId: AccountId, input: CreateJobRequest) => Effect.Effect<Job, Unavailable>
-  readonly get: (accountId: AccountId, id: string) => Effect.Effect<Job, NotFound | Unavailable>
+  readonly get: (accountId: AccountId, id: string) => Effect.Effect<Job, UnknownJob | Unavailable>
   /**
    * The Job as it was at `point` (jobs.md, "Revisions, precisely"): at the end of a revision (after its
    * last event so far), or after every one of its events at positions up to a position. A revision that
-   * never existed, or a position before the Job's first event, is `NotFound`; a position whose events
-   * are past retention, `CursorExpired`. Its cost does not grow with the Job's history: a snapshot of
+   * never existed, or a position before the Job's first event, is `UnknownJob`; a position whose events
+   * are past retention, `HistoryPruned`. Its cost does not grow with the Job's history: a snapshot of
    * the revision before, and the fold of the few events since.
    */
   readonly view: (
     accountId: AccountId,
     id: string,
     point: ViewPoint
-  ) => Effect.Effect<JobAsOf, NotFound | CursorExpired | Unavailable>
+  ) => Effect.Effect<JobAsOf, UnknownJob | HistoryPruned | Unavailable>
   /** Newest first. */
-  readonly list: (accountId: AccountId, options: ListOptions) => Effect.Effect<JobPage, InvalidRequest | Unavailable>
+  readonly list: (accountId: AccountId, options: ListOptions) => Effect.Effect<JobPage, RejectedInput | Unavailable>
   readonly changeConstraints: (
     accountId: AccountId,
     id: string,
     input: ChangeConstraintsRequest
-  ) => Effect.Effect<Job, NotFound | InvalidState | RevisionMismatch | Unavailable>
+  ) => Effect.Effect<Job, UnknownJob | WrongState | StaleRevision | Unavailable>
   readonly answer: (
     accountId: AccountId,
     id: string,
     input: AnswerQuestionsRequest
-  ) => Effect.Effect<Job, NotFound | InvalidState | InvalidRequest | RevisionMismatch | Unavailable>
-  readonly cancel: (accountId: AccountId, id: string) => Effect.Effect<Job, NotFound | InvalidState | Unavailable>
+  ) => Effect.Effect<Job, UnknownJob | WrongState | RejectedInput | StaleRevision | Unavailable>
+  readonly cancel: (accountId: AccountId, id: string) => Effect.Effect<Job, UnknownJob | WrongState | Unavailable>
   /** The Job's events that can no longer be overtaken by a concurrent commit, by position. */
-  readonly events: (accountId: AccountId, id: string) => Effect.Effect<ReadonlyArray<JobEvent>, NotFound | Unavailable>
+  readonly events: (
+    accountId: AccountId,
+    id: string
+  ) => Effect.Effect<ReadonlyArray<JobEvent>, UnknownJob | Unavailable>
   /**
-   * A page of the account's events (or one Job's) after a position; `CursorExpired` when events after
+   * A page of the account's events (or one Job's) after a position; `HistoryPruned` when events after
    * it have been pruned (`EVENTS_RETENTION`).
    */
   readonly eventPage: (
     accountId: AccountId,
     options: EventPageOptions
-  ) => Effect.Effect<EventRead, NotFound | CursorExpired | Unavailable>
+  ) => Effect.Effect<EventRead, UnknownJob | HistoryPruned | Unavailable>
   /** The position of the account's last published event; 0 when it has none. */
   readonly latestPosition: (accountId: AccountId) => Effect.Effect<number, Unavailable>
   /** Deletes the events older than `EVENTS_RETENTION`; answers how many. */
@@ -111,13 +114,13 @@ export const maxListLimit = 100
 export const pruneEventsLoop = (interval?: Duration.Input) =>
   Pruning.every("events past retention", Effect.flatMap(Jobs, (jobs) => jobs.pruneEvents), interval)
 
-const isNotFound = (error: unknown): error is NotFound => error instanceof NotFound
+const isNotFound = (error: unknown): error is UnknownJob => error instanceof UnknownJob
 
-const badCursor = new InvalidRequest({ message: "cursor is not one this service gave; start again without it." })
+const badCursor = new RejectedInput({ message: "cursor is not one this service gave; start again without it." })
 
 /** Cursors are opaque to callers: the position in the list, in base64url. */
 const encodeCursor = (seq: number) => Buffer.from(JSON.stringify({ before: seq })).toString("base64url")
-const decodeCursor = (cursor: string): Result.Result<number, InvalidRequest> => {
+const decodeCursor = (cursor: string): Result.Result<number, RejectedInput> => {
   try {
     if (!/^[A-Za-z0-9_-]{1,200}$/.test(cursor)) return Result.fail(badCursor)
     const { before } = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"))
@@ -133,12 +136,12 @@ export const EventsConfig = Config.all({
 })
 
 const cursorExpired = (after: number) =>
-  new CursorExpired({
+  new HistoryPruned({
     message: `Events after position ${after} are past retention; read the Job again and resume from a newer position.`
   })
 
 const noView = (id: string, point: ViewPoint) =>
-  new NotFound({
+  new UnknownJob({
     message: point._tag === "Revision"
       ? `The Job ${JSON.stringify(id)} has no revision ${point.revision}.`
       : `The Job ${JSON.stringify(id)} has no event at or before position ${point.position}.`
@@ -397,7 +400,7 @@ const memory = Layer.effect(Jobs)(Effect.gen(function*() {
     accountId: AccountId,
     id: string,
     point: ViewPoint
-  ): Result.Result<JobAsOf, NotFound | CursorExpired> => {
+  ): Result.Result<JobAsOf, UnknownJob | HistoryPruned> => {
     if (find(current, accountId, id) === undefined) return Result.fail(notFound(id))
     const revisions = current.revisions.get(id) ?? []
     if (point._tag === "Revision") {
@@ -426,7 +429,7 @@ const memory = Layer.effect(Jobs)(Effect.gen(function*() {
     current: MemoryState,
     accountId: AccountId,
     options: EventPageOptions
-  ): Result.Result<EventRead, NotFound | CursorExpired> => {
+  ): Result.Result<EventRead, UnknownJob | HistoryPruned> => {
     if (options.jobId !== undefined && find(current, accountId, options.jobId) === undefined) {
       return Result.fail(notFound(options.jobId))
     }

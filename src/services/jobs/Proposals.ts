@@ -1,6 +1,5 @@
 import { Config, Context, Duration, Effect, Layer, Option, Ref, Result } from "effect"
 import { SqlClient } from "effect/sql"
-import { NotFound } from "../../schema/ApiErrors.ts"
 import type { AccountId } from "../../schema/ApiKey.ts"
 import type { Unavailable } from "../../schema/Errors.ts"
 import type { JobId } from "../../schema/JobRef.ts"
@@ -9,6 +8,7 @@ import { PositiveDuration } from "../access/Idempotency.ts"
 import type { ProviderTimeout, ProviderTransient } from "../providers/Provider.ts"
 import { Providers } from "../providers/Provider.ts"
 import * as StoreGuard from "../store/StoreGuard.ts"
+import { UnknownJob } from "./JobErrors.ts"
 import type { RunRef } from "./JobLifecycle.ts"
 import * as JobStore from "./JobStore.ts"
 import { findIn, MemoryJobs } from "./JobStore.ts"
@@ -22,12 +22,12 @@ import * as WorkRules from "./WorkRules.ts"
 export class Proposals extends Context.Service<Proposals, {
   /** Quotes (never inside a transaction) and presents a proposal for `ref`, if the Job still plans in that run. */
   readonly plan: (ref: RunRef) => Effect.Effect<void, ProviderTransient | ProviderTimeout | Unavailable>
-  /** The proposal's canonical bytes, exactly as hashed; `NotFound` for another account's Job or an unknown hash. */
+  /** The proposal's canonical bytes, exactly as hashed; `UnknownJob` for another account's Job or an unknown hash. */
   readonly document: (
     accountId: AccountId,
     jobId: string,
     hash: string
-  ) => Effect.Effect<string, NotFound | Unavailable>
+  ) => Effect.Effect<string, UnknownJob | Unavailable>
   /** Supersedes the Job's open proposal if it is past its `expiresAt` (the Job plans again); whether it did. */
   readonly expire: (accountId: AccountId, jobId: string) => Effect.Effect<boolean, Unavailable>
   /** `expire` for every open proposal past its `expiresAt` (the runner's sweep); answers how many. */
@@ -39,14 +39,14 @@ export const ProposalConfig = Config.all({
   ttl: Config.schema(PositiveDuration, "PROPOSAL_TTL").pipe(Config.withDefault(Duration.minutes(15)))
 })
 
-const noProposal = (hash: string) => new NotFound({ message: `The Job has no proposal ${JSON.stringify(hash)}.` })
+const noProposal = (hash: string) => new UnknownJob({ message: `The Job has no proposal ${JSON.stringify(hash)}.` })
 
 interface Reads {
   readonly bytes: (
     accountId: AccountId,
     jobId: string,
     hash: string
-  ) => Effect.Effect<Option.Option<string>, NotFound | Unavailable>
+  ) => Effect.Effect<Option.Option<string>, UnknownJob | Unavailable>
   readonly due: Effect.Effect<ReadonlyArray<{ readonly accountId: AccountId; readonly jobId: JobId }>, Unavailable>
 }
 
@@ -79,12 +79,12 @@ const make = (reads: Reads) =>
           (current, now) =>
             Result.succeed(WorkRules.present(current, ref, { provider: providers.name, quotes, ttlMillis }, now))
         )
-      }).pipe(Effect.catchIf((error) => error instanceof NotFound, () => Effect.void))
+      }).pipe(Effect.catchIf((error) => error instanceof UnknownJob, () => Effect.void))
 
     const expire = (accountId: AccountId, jobId: string) =>
       store.mutate(accountId, jobId, (record, now) => Result.succeed(WorkRules.expire(record, now))).pipe(
         Effect.map((change) => change.events.length > 0),
-        Effect.catchIf((error) => error instanceof NotFound, () => Effect.succeed(false))
+        Effect.catchIf((error) => error instanceof UnknownJob, () => Effect.succeed(false))
       )
 
     return Proposals.of({

@@ -1,11 +1,11 @@
 import { Clock, Context, Duration, Effect, Layer, Option, Result, Schedule, Schema } from "effect"
-import { NotFound } from "../../schema/ApiErrors.ts"
 import type { Unavailable } from "../../schema/Errors.ts"
 import type { ProposalDocument } from "../../schema/Proposal.ts"
 import { Interpreter } from "../interpreter/Interpreter.ts"
 import type { ProviderError } from "../providers/Provider.ts"
 import { Providers, ProviderTimeout, ProviderTransient } from "../providers/Provider.ts"
 import { Approvals } from "./Approvals.ts"
+import { UnknownJob } from "./JobErrors.ts"
 import type { ExecutionState, JobRecord, RunRef } from "./JobLifecycle.ts"
 import type { Change } from "./JobLifecycle.ts"
 import { Jobs } from "./Jobs.ts"
@@ -180,7 +180,7 @@ export const layer = Layer.effect(Work)(Effect.gen(function*() {
         default:
           return "stop" as const
       }
-    }).pipe(Effect.catchIf((error) => error instanceof NotFound, () => Effect.succeed("stop" as const)))
+    }).pipe(Effect.catchIf((error) => error instanceof UnknownJob, () => Effect.succeed("stop" as const)))
 
   return Work.of({ advance })
 }))

@@ -1,7 +1,6 @@
 import canonicalize from "canonicalize"
 import { Result } from "effect"
 import { createHash, randomBytes } from "node:crypto"
-import { InvalidState, ProposalExpired, ProposalMismatch, RevisionMismatch } from "../../schema/ApiErrors.ts"
 import type { Money } from "../../schema/Constraint.ts"
 import { questionId } from "../../schema/Constraint.ts"
 import type { JobStatus } from "../../schema/Job.ts"
@@ -15,6 +14,7 @@ import type {
 } from "../../schema/Proposal.ts"
 import type { Inspection, Quote } from "../providers/Provider.ts"
 import { executionKey } from "../providers/Provider.ts"
+import { ProposalLapsed, ProposalNotOpen, StaleRevision, WrongState } from "./JobErrors.ts"
 import type { Change, ExecutionState, JobRecord, NewEvent, RunRef } from "./JobLifecycle.ts"
 
 /**
@@ -153,7 +153,7 @@ export const expire = (record: JobRecord, now: string): Change => {
   }
 }
 
-export type DecisionError = RevisionMismatch | InvalidState | ProposalMismatch | ProposalExpired
+export type DecisionError = StaleRevision | WrongState | ProposalNotOpen | ProposalLapsed
 
 /**
  * Records a decision on the open proposal, in jobs.md's order of checks: the revision, the state (a
@@ -168,29 +168,29 @@ export const decide = (
 ): Result.Result<Change & { readonly approval: Approval }, DecisionError> => {
   if (input.jobRevision !== record.revision) {
     return Result.fail(
-      new RevisionMismatch({
+      new StaleRevision({
         message:
           `The Job is at revision ${record.revision}, not ${input.jobRevision}; read it again and decide on its proposal.`
       })
     )
   }
   if (record.decided.includes(input.proposalHash)) {
-    return Result.fail(new InvalidState({ message: "This proposal was decided already; the first decision stands." }))
+    return Result.fail(new WrongState({ message: "This proposal was decided already; the first decision stands." }))
   }
   const proposal = record.proposal
   if (record.status !== "awaiting_approval" || proposal === null || proposal.status !== "open") {
     return Result.fail(
-      new InvalidState({ message: `The Job is ${record.status}; it has no proposal waiting for a decision.` })
+      new WrongState({ message: `The Job is ${record.status}; it has no proposal waiting for a decision.` })
     )
   }
   if (proposal.hash !== input.proposalHash) {
     return Result.fail(
-      new ProposalMismatch({ message: `The open proposal is ${proposal.hash}; read the Job again and decide on it.` })
+      new ProposalNotOpen({ message: `The open proposal is ${proposal.hash}; read the Job again and decide on it.` })
     )
   }
   if (expired(record, now)) {
     return Result.fail(
-      new ProposalExpired({
+      new ProposalLapsed({
         message:
           `The proposal expired at ${proposal.document.expiresAt}; the Job plans again. Decide on its next proposal.`
       })

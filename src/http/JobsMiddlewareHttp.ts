@@ -1,0 +1,146 @@
+import canonicalize from "canonicalize"
+import { ByteSize, Cause, Context, Effect, Layer, Result } from "effect"
+import { HttpServerResponse } from "effect/http"
+import { HttpApiMiddleware } from "effect/http-api"
+import { HttpServerRequest } from "effect/http/HttpServerRequest"
+import { createHash } from "node:crypto"
+import { IdempotencyKeyRequired, IdempotencyKeyReused, InvalidRequest } from "../schema/ApiErrors.ts"
+import { InvalidJson, Unavailable } from "../schema/Errors.ts"
+import { describeIssue } from "../schema/Job.ts"
+import { parseJsonBytes } from "../schema/Json.ts"
+import type { StoredAnswer } from "../services/access/Idempotency.ts"
+import { Idempotency, KeyInUse, KeyReused } from "../services/access/Idempotency.ts"
+import { storeRetryAfter } from "../services/store/StoreGuard.ts"
+import { CurrentPrincipal } from "./Authentication.ts"
+import { AcceptsEmptyBody, Guarded, Idempotent, RequestDecoding } from "./JobsMiddleware.ts"
+import * as RequestBody from "./RequestBody.ts"
+
+/** The checks of `JobsMiddleware.ts`. */
+
+/** Bodies larger than this are not read: a request holds at most 10,000 characters and its constraints. */
+const maxBodySize = ByteSize.kibibytes(256)
+
+export const RequestDecodingLive = HttpApiMiddleware.layerSchemaErrorTransform(RequestDecoding, (error) => {
+  switch (error.kind) {
+    case "Params":
+    case "Headers":
+    case "Query":
+    case "Payload":
+      return Effect.fail(new InvalidRequest({ message: describeIssue(error.cause.issue) }))
+    default:
+      // A response that does not encode is a bug of ours, not of the request.
+      return Effect.die(error)
+  }
+})
+
+export const GuardedLive = Layer.succeed(Guarded)((httpEffect, { endpoint }) =>
+  Effect.catchDefect(httpEffect, (defect) =>
+    Effect.logError(`${endpoint.name} failed`, Cause.die(defect)).pipe(
+      Effect.andThen(Effect.fail(new Unavailable({ retryAfter: storeRetryAfter })))
+    ))
+)
+
+const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex")
+
+/** The method, the path as sent, and the SHA-256 of the body's JCS form ("" for no body). */
+export const fingerprintOf = (method: string, path: string, document: unknown) =>
+  sha256(`${method} ${path}\n${document === undefined ? "" : sha256(canonicalize(document)!)}`)
+
+const pathOf = (request: HttpServerRequest) => {
+  const end = request.url.indexOf("?")
+  return end === -1 ? request.url : request.url.slice(0, end)
+}
+
+/** Visible ASCII, 1 to 255 characters. */
+const keyPattern = /^[\x21-\x7e]{1,255}$/
+
+const keyRequired = new IdempotencyKeyRequired({
+  message: "Send an Idempotency-Key header of 1 to 255 visible ASCII characters, unique to this operation."
+})
+const notJson = new InvalidJson({ message: "The body is not a JSON document (UTF-8, application/json)." })
+const tooLarge = new InvalidJson({
+  message: `The body is larger than ${ByteSize.toNumberUnsafe(maxBodySize)} bytes.`
+})
+
+const utf8 = new TextDecoder()
+
+/** An answer as the client received it, to be stored and replayed byte for byte. */
+const storedOf = (response: HttpServerResponse.HttpServerResponse): StoredAnswer => {
+  const body = response.body
+  return {
+    status: response.status,
+    headers: { ...response.headers },
+    body: body._tag === "Uint8Array" ? utf8.decode(body.body) : body._tag === "Raw" ? String(body.body) : ""
+  }
+}
+
+/** The answer of an error the contract lets a POST store: a 4xx of `{"error", "message"}`. */
+const storedError = (error: unknown): StoredAnswer | undefined => {
+  if (typeof error !== "object" || error === null) return undefined
+  const status =
+    (error.constructor as { readonly ast?: { readonly annotations?: { readonly httpApiStatus?: unknown } } })
+      .ast?.annotations?.httpApiStatus
+  const { error: code, message } = error as { readonly error?: unknown; readonly message?: unknown }
+  if (typeof status !== "number" || status < 400 || status > 499) return undefined
+  if (typeof code !== "string" || typeof message !== "string") return undefined
+  return { status, headers: {}, body: JSON.stringify({ error: code, message }) }
+}
+
+/** 409 `idempotency_key_in_use`, with the `Retry-After` its declared body cannot carry. */
+const inUse = (error: KeyInUse) =>
+  HttpServerResponse.jsonUnsafe({ error: "idempotency_key_in_use", message: error.message }, {
+    status: 409,
+    headers: { "retry-after": String(error.retryAfter) }
+  })
+
+const respond = (stored: StoredAnswer, replayed: boolean) =>
+  HttpServerResponse.text(stored.body, {
+    status: stored.status,
+    contentType: "application/json",
+    headers: replayed ? { ...stored.headers, "idempotent-replayed": "true" } : stored.headers
+  })
+
+/**
+ * The key, then the body as JSON, then the claim; then the operation (decoding included, so that a
+ * 422 is stored like any other 4xx), whose answer is stored with its effects. A 503 or a defect is not
+ * stored: the claim is released and a retry runs the operation again.
+ */
+export const IdempotentLive = Layer.effect(Idempotent)(Effect.gen(function*() {
+  const idempotency = yield* Idempotency
+  return (httpEffect, { endpoint }) =>
+    Effect.gen(function*() {
+      const principal = yield* CurrentPrincipal
+      const request = yield* HttpServerRequest
+      const key = request.headers["idempotency-key"]
+      if (key === undefined || !keyPattern.test(key)) return yield* Effect.fail(keyRequired)
+      const bytes = yield* RequestBody.read(request, maxBodySize)
+      if (bytes === undefined) return yield* Effect.fail(tooLarge)
+      const document = bytes.length === 0
+        ? Context.get(endpoint.annotations, AcceptsEmptyBody) ? Result.succeed(undefined) : Result.fail(undefined)
+        : RequestBody.isJson(request)
+        ? parseJsonBytes(bytes)
+        : Result.fail(undefined)
+      if (Result.isFailure(document)) return yield* Effect.fail(notJson)
+      const claimed = yield* Effect.result(
+        idempotency.claim(principal.accountId, key, fingerprintOf(request.method, pathOf(request), document.success))
+      )
+      if (Result.isFailure(claimed)) {
+        const failure = claimed.failure
+        if (failure instanceof KeyInUse) return inUse(failure)
+        if (failure instanceof KeyReused) return yield* Effect.fail(new IdempotencyKeyReused(failure))
+        return yield* Effect.fail(failure)
+      }
+      if (claimed.success._tag === "Replay") return respond(claimed.success.answer, true)
+      const operation = httpEffect.pipe(
+        Effect.map(storedOf),
+        Effect.catch((error) => {
+          const stored = storedError(error)
+          return stored === undefined ? Effect.fail(error) : Effect.succeed(stored)
+        })
+      )
+      return yield* idempotency.complete(claimed.success.claim, operation).pipe(
+        Effect.map((stored) => respond(stored, false)),
+        Effect.catchTag("KeyInUse", (error) => Effect.succeed(inUse(error)))
+      )
+    })
+}))

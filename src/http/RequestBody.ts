@@ -1,0 +1,30 @@
+import { ByteSize, Effect } from "effect"
+import { HttpIncomingMessage } from "effect/http"
+import type { HttpServerRequest } from "effect/http/HttpServerRequest"
+
+/** Request bodies as both APIs read them: JSON only, strict UTF-8, and a size limit checked before reading. */
+
+/** `application/json`, with any parameters, in any case. */
+export const isJson = (request: HttpServerRequest): boolean => {
+  const contentType = request.headers["content-type"]
+  if (contentType === undefined) return false
+  const end = contentType.indexOf(";")
+  return (end === -1 ? contentType : contentType.slice(0, end)).trim().toLowerCase() === "application/json"
+}
+
+/** Whether the request declares (`Content-Length`) a body larger than `limit` bytes. */
+export const declaresMoreThan = (request: HttpServerRequest, limit: ByteSize.ByteSize): boolean => {
+  const declared = request.headers["content-length"]
+  return declared !== undefined && Number(declared) > ByteSize.toNumberUnsafe(limit)
+}
+
+/**
+ * The body's bytes, read at most to `limit`: `undefined` when it is larger. The platform memoises the
+ * read, so that schema decoding after this reads the same bytes again without touching the socket.
+ */
+export const read = (request: HttpServerRequest, limit: ByteSize.ByteSize) =>
+  declaresMoreThan(request, limit) ? Effect.succeed(undefined) : request.arrayBuffer.pipe(
+    Effect.provideService(HttpIncomingMessage.MaxBodySize, limit),
+    Effect.map((buffer): Uint8Array | undefined => new Uint8Array(buffer)),
+    Effect.orElseSucceed(() => undefined)
+  )
