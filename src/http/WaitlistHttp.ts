@@ -1,6 +1,6 @@
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { ByteSize, Cause, Config, Effect, Layer, Schema } from "effect"
-import { HttpEffect, HttpIncomingMessage, HttpRouter, HttpServerResponse } from "effect/http"
+import { HttpEffect, HttpRouter, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import type { HttpServerRequest } from "effect/http/HttpServerRequest"
 import { METHODS } from "node:http"
@@ -8,6 +8,7 @@ import { InvalidJson, Unavailable } from "../schema/Errors.ts"
 import { decodeJoinDocument, Joined, joined } from "../schema/Waitlist.ts"
 import { retryAfter, Waitlist } from "../services/waitlist/Waitlist.ts"
 import { Api, joinWaitlist } from "./Api.ts"
+import * as RequestBody from "./RequestBody.ts"
 
 /** Larger bodies are refused unread (waitlist.md, rule 1). */
 const maxBodySize = ByteSize.kibibytes(64)
@@ -20,13 +21,6 @@ const path = joinWaitlist.path
 const joinedResponse = HttpServerResponse.text(JSON.stringify(Schema.encodeSync(Joined)(joined)), {
   contentType: "application/json"
 })
-
-/** `application/json`, with any parameters, in any case. */
-const isJson = (contentType: string | undefined): boolean => {
-  if (contentType === undefined) return false
-  const end = contentType.indexOf(";")
-  return (end === -1 ? contentType : contentType.slice(0, end)).trim().toLowerCase() === "application/json"
-}
 
 // The rest of an oversized body is never read: the answer closes the connection once it is sent, and
 // the server half-closes first so that the client still reads it.
@@ -68,18 +62,16 @@ const readNodeBody = (request: HttpServerRequest) =>
   })
 
 const readBody = (request: HttpServerRequest) => {
-  const declared = request.headers["content-length"]
-  if (declared !== undefined && Number(declared) > maxBodyBytes) return refuseOversized
+  if (RequestBody.declaresMoreThan(request, maxBodySize)) return refuseOversized
   if (request.headers.expect === undefined) return readNodeBody(request)
-  return request.arrayBuffer.pipe(
-    Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize),
-    Effect.map((buffer) => new Uint8Array(buffer)),
-    Effect.catch(() => refuseOversized)
+  return Effect.flatMap(
+    RequestBody.read(request, maxBodySize),
+    (body) => body === undefined ? refuseOversized : Effect.succeed(body)
   )
 }
 
 const readJoinRequest = (request: HttpServerRequest) =>
-  isJson(request.headers["content-type"])
+  RequestBody.isJson(request)
     ? Effect.flatMap(readBody(request), (body) => Effect.fromResult(decodeJoinDocument(body)))
     : Effect.fail(new InvalidJson())
 

@@ -9,29 +9,33 @@ import * as Migrations from "./Migrations.ts"
 export const storeRetryAfter = 5
 
 /**
- * The one place where the Job API's stores turn infrastructure failures into `Unavailable`, as the
- * waitlist's store does: every operation first awaits the migrations, and the whole of it, waiting for
- * a connection included, is bounded by the statement timeout. The operation runs in a fiber of its own
- * (it keeps the caller's services, an open transaction included), and the answer does not wait for it
- * to stop. Typed failures of the operation pass through unchanged.
+ * The one place where every store turns infrastructure failures into `Unavailable` (logged, never
+ * with the data): every operation first awaits the migrations, and the whole of it, waiting for a
+ * connection included, is bounded by the statement timeout (or a shorter `timeout` given with it). The
+ * operation runs in a fiber of its own (it keeps the caller's services, an open transaction included),
+ * and the answer does not wait for it to stop: interrupting a query on a hung connection makes the
+ * client cancel it and drain the connection, seconds more. Typed failures pass through unchanged.
  */
-export const make = (name: string) =>
+export const make = (name: string, options?: { readonly retryAfter?: number | undefined }) =>
   Effect.gen(function*() {
     const migrations = yield* Migrations.Migrations
     const { statementTimeout } = yield* DatabaseConfig
     const scope = yield* Effect.scope
-    const unavailable = new Unavailable({ retryAfter: storeRetryAfter })
+    const unavailable = new Unavailable({ retryAfter: options?.retryAfter ?? storeRetryAfter })
     const timedOut = new StoreFailure({ message: `no answer within ${Duration.format(statementTimeout)}` })
 
     const toUnavailable = (error: { readonly message: string }) =>
       Effect.logWarning(`${name} store unavailable`, error.message).pipe(Effect.andThen(Effect.fail(unavailable)))
 
-    return <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, SqlError> | Unavailable, R> =>
+    return <A, E, R>(
+      self: Effect.Effect<A, E, R>,
+      timeout: Duration.Duration = statementTimeout
+    ): Effect.Effect<A, Exclude<E, SqlError> | Unavailable, R> =>
       Effect.forkIn(Effect.andThen(migrations.ready, self), scope).pipe(
         Effect.flatMap((fiber) =>
           Fiber.join(fiber).pipe(
             Effect.timeoutOrElse({
-              duration: statementTimeout,
+              duration: timeout,
               orElse: () => Effect.andThen(Effect.forkIn(Fiber.interrupt(fiber), scope), Effect.fail(timedOut))
             })
           )

@@ -5,7 +5,6 @@ import {
   Duration,
   Effect,
   Exit,
-  Fiber,
   HashMap,
   Latch,
   Layer,
@@ -21,6 +20,7 @@ import { emailKey } from "../../schema/Waitlist.ts"
 import * as Database from "../store/Database.ts"
 import { DatabaseConfig } from "../store/Database.ts"
 import * as Migrations from "../store/Migrations.ts"
+import * as StoreGuard from "../store/StoreGuard.ts"
 
 export interface Member {
   readonly email: Email
@@ -61,35 +61,12 @@ const concurrentBatches = 2
 /** PostgreSQL, through whichever `SqlClient` the `Database` layer provides. */
 export const layerLive = Layer.effect(Waitlist)(Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const migrations = yield* Migrations.Migrations
   const { statementTimeout } = yield* DatabaseConfig
 
-  const scope = yield* Effect.scope
-  const unavailable = new Unavailable({ retryAfter: retryAfter.storeFailure })
-  const timedOut = { message: `no answer within ${Duration.format(statementTimeout)}` }
-
-  // The one place where infrastructure failures become `Unavailable`, logged without the address.
-  const toUnavailable = (error: { readonly message: string }) =>
-    Effect.logWarning("waitlist store unavailable", error.message).pipe(Effect.andThen(Effect.fail(unavailable)))
-
-  // A whole store operation, waiting for a connection included, is bounded by the statement timeout.
-  // The operation runs in a fiber of its own, and the answer does not wait for it to stop: interrupting
-  // a query on a hung connection makes the client cancel it and drain the connection, seconds more.
-  const guard = <A, E extends { readonly message: string }>(
-    self: Effect.Effect<A, E>,
-    timeout: Duration.Duration = statementTimeout
-  ) =>
-    Effect.forkIn(Effect.andThen(migrations.ready, self), scope).pipe(
-      Effect.flatMap((fiber) =>
-        Fiber.join(fiber).pipe(
-          Effect.timeoutOrElse({
-            duration: timeout,
-            orElse: () => Effect.andThen(Effect.forkIn(Fiber.interrupt(fiber), scope), Effect.fail(timedOut))
-          })
-        )
-      ),
-      Effect.catch(toUnavailable)
-    )
+  const guard = yield* StoreGuard.make("waitlist", { retryAfter: retryAfter.storeFailure })
+  const late = Effect.logWarning("waitlist store unavailable", "a join waited out the statement timeout").pipe(
+    Effect.andThen(Effect.fail(new Unavailable({ retryAfter: retryAfter.storeFailure })))
+  )
 
   // Concurrent joins are written together: each batch is one statement and one commit, however many
   // members it holds. A batch starts as soon as fewer than `concurrentBatches` are being written, so a
@@ -105,7 +82,7 @@ export const layerLive = Layer.effect(Waitlist)(Effect.gen(function*() {
     // the batch's oldest join, the first, has the least time left. A batch ahead of it ends by its own
     // first join's deadline, which is earlier: no join waits on more than one timeout.
     const left = entries[0]!.request.arrivedAt + timeoutMillis - clock.currentTimeMillisUnsafe()
-    if (left <= 0) return toUnavailable(timedOut)
+    if (left <= 0) return late
     // One row per address (a statement may touch a row once), the first spelling kept; rows are locked
     // in key order, so that concurrent batches never wait on each other in a cycle.
     const members = new Map<string, Email>()
@@ -152,7 +129,8 @@ export const layerLive = Layer.effect(Waitlist)(Effect.gen(function*() {
     sql<{ readonly email: Uint8Array; readonly registered_at: Date }>`
       SELECT email, registered_at FROM waitlist_members ORDER BY id`.stream
   ))).pipe(
-    Stream.catch((error) => Stream.fromEffect(toUnavailable(error))),
+    // A failure while rows stream in is the store's as well.
+    Stream.catch((error) => Stream.fromEffect(guard(Effect.fail(error)))),
     Stream.map((row): Member => ({ email: fromUtf8.decode(row.email) as Email, registeredAt: row.registered_at }))
   )
 
