@@ -9,6 +9,7 @@ import * as EventSignal from "./services/events/EventSignal.ts"
 import * as Interpreter from "./services/interpreter/Interpreter.ts"
 import * as Approvals from "./services/jobs/Approvals.ts"
 import * as Jobs from "./services/jobs/Jobs.ts"
+import * as JobsLive from "./services/jobs/JobsLive.ts"
 import * as JobStore from "./services/jobs/JobStore.ts"
 import * as JobWork from "./services/jobs/JobWork.ts"
 import * as Proposals from "./services/jobs/Proposals.ts"
@@ -34,24 +35,25 @@ const RunnerLive = Layer.unwrap(
     )
   )
 )
-const JobsLive = Layer.mergeAll(RunnerLive, Idempotency.pruneLoop(), Jobs.pruneEventsLoop(), EventFeed.layer).pipe(
-  Layer.provideMerge(
-    Layer.mergeAll(
-      Jobs.layerLive,
-      Proposals.layerLive,
-      Approvals.layerLive,
-      JobStore.layerLive,
-      Verifier.layer,
-      Idempotency.layerLive,
-      ApiKeys.layerLive
-    )
-  ),
-  Layer.provideMerge(Providers.layer),
-  Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layerStore))
-)
+const JobServicesLive = Layer.mergeAll(RunnerLive, Idempotency.pruneLoop(), Jobs.pruneEventsLoop(), EventFeed.layer)
+  .pipe(
+    Layer.provideMerge(
+      Layer.mergeAll(
+        JobsLive.layerLive,
+        Proposals.layerLive,
+        Approvals.layerLive,
+        JobStore.layerLive,
+        Verifier.layer,
+        Idempotency.layerLive,
+        ApiKeys.layerLive
+      )
+    ),
+    Layer.provideMerge(Providers.layer),
+    Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layerStore))
+  )
 
 // The store is built before the server listens: a request is never accepted before it can be served.
-JobsPreview.layer(JobsLive).pipe(
+JobsPreview.layer(JobServicesLive).pipe(
   Layer.provide(NodeServerLive),
   Layer.provide(WaitlistLive),
   Layer.provide(StoreLive),

@@ -5,8 +5,9 @@ import type { AccountId } from "../src/schema/ApiKey.ts"
 import type { Job, JobId } from "../src/schema/Job.ts"
 import type { JobEvent } from "../src/schema/JobEvent.ts"
 import type { Interpretation } from "../src/services/interpreter/Interpreter.ts"
+import * as JobFold from "../src/services/jobs/JobFold.ts"
 import * as JobLifecycle from "../src/services/jobs/JobLifecycle.ts"
-import type { Change, JobRecord } from "../src/services/jobs/JobLifecycle.ts"
+import type { Change, JobRecord } from "../src/services/jobs/JobRecord.ts"
 
 /**
  * The point-in-time view folds a Job's events: for every change the rules make, the fold of its
@@ -57,7 +58,7 @@ const apply = (record: JobRecord, s: Step, now: string): Change | undefined => {
   return Result.isSuccess(result) ? result.success : undefined
 }
 
-describe("JobLifecycle.fold", () => {
+describe("JobFold.fold", () => {
   it("gives, for every change, the Job the change leaves", () =>
     fc.assert(
       fc.property(fc.array(step, { maxLength: 25 }), (steps) => {
@@ -77,13 +78,13 @@ describe("JobLifecycle.fold", () => {
           constraints: [note("a")]
         }, new Date(start).toISOString())
         let record = created.record
-        let view: Job | undefined = JobLifecycle.fold(undefined, eventsOf(created, record.updatedAt))
+        let view: Job | undefined = JobFold.fold(undefined, eventsOf(created, record.updatedAt))
         assert.deepStrictEqual(view, JobLifecycle.toView(record))
         steps.forEach((s, i) => {
           const change = apply(record, s, new Date(start + 1000 * (i + 1)).toISOString())
           if (change === undefined || change.events.length === 0) return
           record = change.record
-          view = JobLifecycle.fold(view, eventsOf(change, record.updatedAt))
+          view = JobFold.fold(view, eventsOf(change, record.updatedAt))
           assert.deepStrictEqual(view, JobLifecycle.toView(record), `after ${JSON.stringify(s)}`)
         })
       }),

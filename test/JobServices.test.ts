@@ -14,6 +14,8 @@ import * as Approvals from "../src/services/jobs/Approvals.ts"
 import type { JobFailure } from "../src/services/jobs/JobErrors.ts"
 import { RejectedInput, StaleRevision, UnknownJob, WrongState } from "../src/services/jobs/JobErrors.ts"
 import * as Jobs from "../src/services/jobs/Jobs.ts"
+import * as JobsLive from "../src/services/jobs/JobsLive.ts"
+import * as JobsTest from "../src/services/jobs/JobsTest.ts"
 import * as JobWork from "../src/services/jobs/JobWork.ts"
 import * as Proposals from "../src/services/jobs/Proposals.ts"
 import * as WorkRules from "../src/services/jobs/WorkRules.ts"
@@ -31,7 +33,7 @@ import * as TestDatabase from "./support/TestDatabase.ts"
 const config = { IDEMPOTENCY_CLAIM_TTL: "1 second", IDEMPOTENCY_RETENTION: "3 seconds", PROPOSAL_TTL: "1 second" }
 
 const stores = Layer.mergeAll(
-  Jobs.layerTest,
+  JobsTest.layerTest,
   Proposals.layerTest,
   Approvals.layerTest,
   Idempotency.layerTest,
@@ -43,7 +45,7 @@ const stores = Layer.mergeAll(
 )
 
 const storesLive = Layer.mergeAll(
-  Jobs.layerLive,
+  JobsLive.layerLive,
   Proposals.layerLive,
   Approvals.layerLive,
   Idempotency.layerLive,

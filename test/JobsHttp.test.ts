@@ -9,6 +9,7 @@ import * as EventSignal from "../src/services/events/EventSignal.ts"
 import * as Interpreter from "../src/services/interpreter/Interpreter.ts"
 import * as JobRunner from "../src/services/jobs/JobRunner.ts"
 import * as Jobs from "../src/services/jobs/Jobs.ts"
+import * as JobsTest from "../src/services/jobs/JobsTest.ts"
 import * as JobWork from "../src/services/jobs/JobWork.ts"
 import { baseUrl, comparableHeaders } from "./support/Http.ts"
 import type { RawResponse } from "./support/Http.ts"
@@ -520,7 +521,7 @@ const flakyJobs = Layer.effect(Jobs.Jobs)(Effect.gen(function*() {
       return jobs.create(accountId, input)
     }
   }
-})).pipe(Layer.provide(Jobs.layerTest))
+})).pipe(Layer.provide(JobsTest.layerTest))
 
 /** Keys whose check fails as a failing store does, or dies as a bug does. */
 const failingKey = `rc_live_${"U".repeat(43)}`

@@ -7,7 +7,7 @@ import * as EventFeed from "../src/services/events/EventFeed.ts"
 import * as EventSignal from "../src/services/events/EventSignal.ts"
 import * as Interpreter from "../src/services/interpreter/Interpreter.ts"
 import * as JobRunner from "../src/services/jobs/JobRunner.ts"
-import * as Jobs from "../src/services/jobs/Jobs.ts"
+import * as JobsLive from "../src/services/jobs/JobsLive.ts"
 import * as JobWork from "../src/services/jobs/JobWork.ts"
 import * as Database from "../src/services/store/Database.ts"
 import * as Migrations from "../src/services/store/Migrations.ts"
@@ -39,7 +39,7 @@ const cli = (env: Record<string, string>, args: ReadonlyArray<string>) =>
 // The same layer value twice: built once, so both see one store.
 const store = TestDatabase.layerWithEnv
 const services = Layer.merge(JobRunner.layer(), EventFeed.layer).pipe(
-  Layer.provideMerge(Layer.mergeAll(Jobs.layerLive, Idempotency.layerLive, ApiKeys.layerLive, partsLive)),
+  Layer.provideMerge(Layer.mergeAll(JobsLive.layerLive, Idempotency.layerLive, ApiKeys.layerLive, partsLive)),
   Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layerStore)),
   Layer.provide(Interpreter.layerLive),
   Layer.provide(JobRunner.engine),

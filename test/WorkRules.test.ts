@@ -5,8 +5,10 @@ import type { AccountId } from "../src/schema/ApiKey.ts"
 import type { Job, JobId } from "../src/schema/Job.ts"
 import type { JobEvent } from "../src/schema/JobEvent.ts"
 import type { Interpretation } from "../src/services/interpreter/Interpreter.ts"
+import * as ExecutionRules from "../src/services/jobs/ExecutionRules.ts"
+import * as JobFold from "../src/services/jobs/JobFold.ts"
 import * as JobLifecycle from "../src/services/jobs/JobLifecycle.ts"
-import type { Change, JobRecord, RunRef } from "../src/services/jobs/JobLifecycle.ts"
+import type { Change, JobRecord, RunRef } from "../src/services/jobs/JobRecord.ts"
 import * as WorkRules from "../src/services/jobs/WorkRules.ts"
 import type { Quote } from "../src/services/providers/Provider.ts"
 
@@ -138,7 +140,7 @@ const apply = (record: JobRecord, c: Command, now: string, later: string): Chang
       return claimed._tag === "Blocked" ? undefined : claimed.change
     }
     case "call":
-      return execution === null ? undefined : WorkRules.executed(
+      return execution === null ? undefined : ExecutionRules.executed(
         record,
         execution.number,
         c.result === "ok"
@@ -152,11 +154,11 @@ const apply = (record: JobRecord, c: Command, now: string, later: string): Chang
       if (execution === null || record.proposal === null) return undefined
       const document = record.proposal.document
       const spent = c.ok ? document.spend : { ...document.spend, amount: "999.00" }
-      return WorkRules.verified(
+      return ExecutionRules.verified(
         record,
         execution.number,
         "sandbox",
-        WorkRules.compare(document, {
+        ExecutionRules.compare(document, {
           key: execution.key,
           state: "succeeded",
           reference: execution.reference ?? "ref",
@@ -170,7 +172,7 @@ const apply = (record: JobRecord, c: Command, now: string, later: string): Chang
     case "undo":
       return execution === null
         ? undefined
-        : WorkRules.undone(
+        : ExecutionRules.undone(
           record,
           execution.number,
           c.ok ? { _tag: "Undone", hadEffect: execution.reference !== null } : { _tag: "Failed", error: "refused" },
@@ -215,7 +217,7 @@ describe("WorkRules", () => {
           constraints: [budget]
         }, new Date(start).toISOString())
         let record = created.record
-        let view: Job | undefined = JobLifecycle.fold(undefined, eventsOf(created))
+        let view: Job | undefined = JobFold.fold(undefined, eventsOf(created))
         const consumed = new Set<string>()
         const succeeded = new Map<string, number>()
         draws.forEach((d, i) => {
@@ -226,7 +228,7 @@ describe("WorkRules", () => {
           const change = apply(record, c, now, later)
           if (change === undefined || change.events.length === 0) return
           record = change.record
-          view = JobLifecycle.fold(view, eventsOf(change))
+          view = JobFold.fold(view, eventsOf(change))
           assert.deepStrictEqual(view, JobLifecycle.toView(record), `after ${JSON.stringify(c)}`)
           for (const event of change.events) {
             const data = event.data as Record<string, unknown>
@@ -253,7 +255,7 @@ describe("WorkRules", () => {
             assert.isTrue(WorkRules.atMost(record.outcome.spent, record.proposal!.document.spend))
           }
         })
-        assert.deepStrictEqual(JobLifecycle.fold(undefined, log), JobLifecycle.toView(record))
+        assert.deepStrictEqual(JobFold.fold(undefined, log), JobLifecycle.toView(record))
       }),
       { numRuns: 1000 }
     ))

@@ -10,7 +10,9 @@ import * as EventSignal from "../../src/services/events/EventSignal.ts"
 import * as Interpreter from "../../src/services/interpreter/Interpreter.ts"
 import * as Approvals from "../../src/services/jobs/Approvals.ts"
 import * as JobRunner from "../../src/services/jobs/JobRunner.ts"
-import * as Jobs from "../../src/services/jobs/Jobs.ts"
+import type * as Jobs from "../../src/services/jobs/Jobs.ts"
+import * as JobsLive from "../../src/services/jobs/JobsLive.ts"
+import * as JobsTest from "../../src/services/jobs/JobsTest.ts"
 import * as JobStore from "../../src/services/jobs/JobStore.ts"
 import * as JobWork from "../../src/services/jobs/JobWork.ts"
 import * as Proposals from "../../src/services/jobs/Proposals.ts"
@@ -58,7 +60,7 @@ export const servicesTest = (
   > = partsTest
 ) =>
   Layer.merge(JobRunner.layer({ sweepInterval: "1 second" }), EventFeed.layer).pipe(
-    Layer.provideMerge(Layer.mergeAll(Jobs.layerTest, Idempotency.layerTest, ApiKeys.layerTest, parts)),
+    Layer.provideMerge(Layer.mergeAll(JobsTest.layerTest, Idempotency.layerTest, ApiKeys.layerTest, parts)),
     Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layer)),
     Layer.provide(interpreter),
     Layer.provideMerge(JobRunner.engineMemory),
@@ -75,7 +77,7 @@ export const servicesLive = (
   config: Record<string, string> = {}
 ) =>
   Layer.merge(JobRunner.layer({ sweepInterval: "1 second" }), EventFeed.layer).pipe(
-    Layer.provideMerge(Layer.mergeAll(Jobs.layerLive, Idempotency.layerLive, ApiKeys.layerLive, partsLive)),
+    Layer.provideMerge(Layer.mergeAll(JobsLive.layerLive, Idempotency.layerLive, ApiKeys.layerLive, partsLive)),
     Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layerStore)),
     Layer.provide(interpreter),
     Layer.provideMerge(JobRunner.engine),

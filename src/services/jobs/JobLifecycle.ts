@@ -2,7 +2,7 @@ import canonicalize from "canonicalize"
 import { Result } from "effect"
 import { randomBytes } from "node:crypto"
 import type { AccountId } from "../../schema/ApiKey.ts"
-import type { Constraint, ConstraintInput, ConstraintSource, Objective, Question } from "../../schema/Constraint.ts"
+import type { Constraint, ConstraintInput, ConstraintSource } from "../../schema/Constraint.ts"
 import type {
   AnswerQuestionsRequest,
   ChangeConstraintsRequest,
@@ -12,17 +12,12 @@ import type {
   JobStatus
 } from "../../schema/Job.ts"
 import { isTerminal } from "../../schema/Job.ts"
-import type { EventType, JobEvent } from "../../schema/JobEvent.ts"
-import type {
-  Approval,
-  JobProposal,
-  Outcome,
-  ProposalDocument,
-  ProposalHash,
-  ProposalStatus
-} from "../../schema/Proposal.ts"
-import type { Answer, Interpretation, InterpretInput } from "../interpreter/Interpreter.ts"
+import type { JobProposal } from "../../schema/Proposal.ts"
+import type { Interpretation, InterpretInput } from "../interpreter/Interpreter.ts"
 import { RejectedInput, StaleRevision, WrongState } from "./JobErrors.ts"
+
+import type { Change, JobRecord, NewEvent, ProposalState, RunRef } from "./JobRecord.ts"
+import { noWork } from "./JobRecord.ts"
 
 /**
  * The rules of a Job's life (jobs.md, "States" and "Revisions, precisely") as pure functions from a
@@ -30,116 +25,8 @@ import { RejectedInput, StaleRevision, WrongState } from "./JobErrors.ts"
  * exactly these, so they cannot disagree on the rules.
  */
 
-/** The current revision's latest proposal, as the Job keeps it. */
-export interface ProposalState {
-  readonly hash: ProposalHash
-  readonly status: ProposalStatus
-  readonly document: ProposalDocument
-}
-
-/**
- * The Job's one execution in progress: claimed with a durable number (its provider key), owned by the
- * run that claimed it, which alone calls the provider for it, and kept until its side effect is
- * verified, known not to have happened, or undone, even when the Job has moved to a newer revision.
- */
-export interface ExecutionState {
-  readonly number: number
-  readonly proposalHash: ProposalHash
-  readonly offerId: string
-  readonly key: string
-  /** The revision it executes, and the run of that revision that owns it. */
-  readonly revision: number
-  readonly run: number
-  /** `calling`: no answer known yet; `succeeded`: the side effect stands (`reference`); `undoing`: to compensate. */
-  readonly phase: "calling" | "succeeded" | "undoing"
-  readonly reference: string | null
-  /** Provider answers that failed transiently (or did not come) so far. */
-  readonly attempts: number
-  /** Why it is undone, when it is: a failed verification re-plans without its offer. */
-  readonly undoReason: string | null
-}
-
-/** Everything the service keeps of a Job; the API shows it through `toView`. */
-export interface JobRecord {
-  readonly id: JobId
-  readonly accountId: AccountId
-  readonly revision: number
-  readonly status: JobStatus
-  readonly request: string
-  readonly callerConstraints: ReadonlyArray<Constraint>
-  readonly interpretedConstraints: ReadonlyArray<Constraint>
-  readonly objective: Objective | null
-  readonly questions: ReadonlyArray<Question>
-  /** Every answer given, oldest first, with the question it answered. */
-  readonly answers: ReadonlyArray<Answer>
-  readonly proposal: ProposalState | null
-  /** Offers this revision will not propose again (rejected, failed, or not as verified). */
-  readonly excludedOffers: ReadonlyArray<string>
-  /** Proposals decided (approved or rejected), each once. */
-  readonly decided: ReadonlyArray<ProposalHash>
-  /** The last execution number given; the next claim takes one more. */
-  readonly executions: number
-  readonly execution: ExecutionState | null
-  /** Set by a cancellation that must first undo an execution. */
-  readonly cancelling: boolean
-  readonly outcome: Outcome | null
-  /**
-   * Which run of the revision does its work: a new one begins whenever the Job, having waited for a
-   * person, has work again (an approval, a rejection, an expiry), so that a run ends when the Job waits.
-   */
-  readonly run: number
-  readonly createdAt: string
-  readonly updatedAt: string
-}
-
-/** A proposal stored once, as the canonical bytes its hash names. */
-export interface StoredProposal {
-  readonly hash: ProposalHash
-  readonly bytes: string
-  readonly createdAt: string
-}
-
 /** RFC 8785 (JCS): equal constraints have equal text, whatever the order of their members. */
 const canonicalJson = (value: unknown): string => canonicalize(value)!
-
-/** An event before the store gives it a position. */
-export interface NewEvent {
-  readonly type: EventType
-  readonly data: Readonly<Record<string, unknown>>
-}
-
-/** A Job after a command, and what happened; no event means nothing changed. */
-export interface Change {
-  readonly record: JobRecord
-  readonly events: ReadonlyArray<NewEvent>
-  /** Written in the same transaction: a proposal presented, a decision recorded, an approval consumed. */
-  readonly proposal?: StoredProposal | undefined
-  readonly approval?: Approval | undefined
-  readonly consumes?: ProposalHash | undefined
-}
-
-/** What a new Job has of the work after its interpretation: nothing yet. */
-const noWork = {
-  proposal: null,
-  excludedOffers: [],
-  decided: [],
-  executions: 0,
-  execution: null,
-  cancelling: false,
-  outcome: null,
-  run: 0
-} as const
-
-/** Part 1 kept fewer members: a record stored then reads with their starting values. */
-export const fromStored = (stored: unknown): JobRecord => ({ ...noWork, ...(stored as JobRecord) })
-
-/** A unit of background work: one run of one revision of a Job. */
-export interface RunRef {
-  readonly accountId: AccountId
-  readonly jobId: JobId
-  readonly revision: number
-  readonly run: number
-}
 
 const workingStatuses: ReadonlySet<JobStatus> = new Set([
   "interpreting",
@@ -436,107 +323,4 @@ export const interpreted = (
     record: { ...record, status: "awaiting_input", objective, interpretedConstraints, questions, updatedAt: now },
     events: [{ type: "job.input_requested", data: { objective, constraints: interpretedConstraints, questions } }]
   }
-}
-
-const callerOnly = (constraints: ReadonlyArray<Constraint>) =>
-  constraints.filter((constraint) => constraint.source === "caller")
-
-/**
- * The Job after `event`, from the Job before it (`undefined` before `job.created`): the view of a Job
- * at a position is the fold of its events up to there (jobs.md, "Events and views"). Every change
- * above writes events that say all it changed, so that this fold gives exactly `toView` of the
- * change's record (held by a property test).
- */
-export const applyEvent = (job: Job | undefined, event: JobEvent): Job => {
-  const data = event.data as Record<string, never>
-  const at = { jobRevision: event.jobRevision, updatedAt: event.occurredAt }
-  if (event.type === "job.created") {
-    return {
-      id: event.jobId,
-      jobRevision: event.jobRevision,
-      status: "interpreting",
-      request: data.request,
-      constraints: data.constraints,
-      objective: null,
-      questions: [],
-      proposal: null,
-      outcome: null,
-      createdAt: event.occurredAt,
-      updatedAt: event.occurredAt
-    }
-  }
-  const status = (data.status as JobStatus | undefined) ?? job?.status
-  if (job === undefined) throw new Error(`${event.type} at ${event.position} has no job.created before it`)
-  switch (event.type) {
-    case "job.revised": {
-      const revised = { ...job, ...at, proposal: null }
-      if (data.cause === "constraints") {
-        return { ...revised, status: "interpreting", constraints: data.constraints, objective: null, questions: [] }
-      }
-      const answered = new Set((data.answers as ReadonlyArray<Answer>).map((answer) => answer.questionId))
-      const open = job.questions.filter((question) => !answered.has(question.id))
-      return open.length > 0
-        ? { ...revised, questions: open }
-        : {
-          ...revised,
-          status: "interpreting",
-          constraints: callerOnly(job.constraints),
-          objective: null,
-          questions: []
-        }
-    }
-    case "job.interpreted":
-    case "job.input_requested":
-      return {
-        ...job,
-        ...at,
-        status: event.type === "job.interpreted" ? "planning" : "awaiting_input",
-        constraints: [...callerOnly(job.constraints), ...data.constraints],
-        objective: data.objective,
-        questions: event.type === "job.interpreted" ? [] : data.questions
-      }
-    case "job.cancelled":
-      return {
-        ...job,
-        ...at,
-        status: "cancelled",
-        proposal: job.proposal?.status === "open" ? { ...job.proposal, status: "superseded" } : job.proposal
-      }
-    case "work.invalidated":
-      return { ...job, ...at, status: (data.nextStatus as JobStatus | undefined) ?? job.status }
-    case "proposal.presented": {
-      const document = data.document as ProposalDocument
-      return {
-        ...job,
-        ...at,
-        status: status!,
-        proposal: { proposalHash: data.proposalHash, status: data.proposalStatus, document }
-      }
-    }
-    case "proposal.superseded":
-    case "approval.recorded": {
-      const proposal = job.proposal?.proposalHash === data.proposalHash
-        ? { ...job.proposal, status: data.proposalStatus as ProposalStatus }
-        : job.proposal
-      return { ...job, ...at, status: status!, proposal }
-    }
-    case "job.completed":
-      return { ...job, ...at, status: "completed", outcome: data.outcome as Outcome }
-    case "job.failed":
-      return { ...job, ...at, status: "failed" }
-    case "execution.started":
-    case "execution.succeeded":
-    case "execution.failed":
-    case "verification.succeeded":
-    case "verification.failed":
-    case "recovery.step":
-      return { ...job, ...at, status: status! }
-  }
-}
-
-/** `applyEvent` over `events`, in order, from `job`. */
-export const fold = (job: Job | undefined, events: Iterable<JobEvent>): Job | undefined => {
-  let current = job
-  for (const event of events) current = applyEvent(current, event)
-  return current
 }

@@ -9,7 +9,8 @@ import { channel, EventSignal } from "../events/EventSignal.ts"
 import * as StoreGuard from "../store/StoreGuard.ts"
 import { UnknownJob } from "./JobErrors.ts"
 import * as JobLifecycle from "./JobLifecycle.ts"
-import type { Change, JobRecord } from "./JobLifecycle.ts"
+import { fromStored } from "./JobRecord.ts"
+import type { Change, JobRecord } from "./JobRecord.ts"
 import { JobWork } from "./JobWork.ts"
 
 /**
@@ -148,7 +149,7 @@ export const layerLive = Layer.effect(JobStore)(Effect.gen(function*() {
         const [row] = yield* sql<{ readonly record: string }>`
           SELECT record FROM jobs WHERE id = ${id} AND account_id = ${accountId} FOR UPDATE`
         if (row === undefined) return yield* Effect.fail(notFound(id))
-        const change = yield* Effect.fromResult(decide(JobLifecycle.fromStored(JSON.parse(row.record)), now))
+        const change = yield* Effect.fromResult(decide(fromStored(JSON.parse(row.record)), now))
         const { record } = change
         if (change.events.length > 0) {
           const { expiresAt, needsRun } = columns(record)
@@ -172,7 +173,7 @@ export const layerLive = Layer.effect(JobStore)(Effect.gen(function*() {
         Effect.flatMap(([row]) =>
           row === undefined
             ? Effect.fail(notFound(id))
-            : Effect.succeed(JobLifecycle.fromStored(JSON.parse(row.record)))
+            : Effect.succeed(fromStored(JSON.parse(row.record)))
         )
       )
 

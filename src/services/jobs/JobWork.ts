@@ -1,5 +1,5 @@
 import { Context, Effect, Layer, Queue } from "effect"
-import type { RunRef } from "./JobLifecycle.ts"
+import type { RunRef } from "./JobRecord.ts"
 
 /**
  * Where the Job stores say, once a change has committed, which runs a Job needs (`JobLifecycle.runsOf`):

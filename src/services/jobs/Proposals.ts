@@ -8,8 +8,9 @@ import { PositiveDuration } from "../access/Idempotency.ts"
 import type { ProviderTimeout, ProviderTransient } from "../providers/Provider.ts"
 import { Providers } from "../providers/Provider.ts"
 import * as StoreGuard from "../store/StoreGuard.ts"
+import * as ExecutionRules from "./ExecutionRules.ts"
 import { UnknownJob } from "./JobErrors.ts"
-import type { RunRef } from "./JobLifecycle.ts"
+import type { RunRef } from "./JobRecord.ts"
 import * as JobStore from "./JobStore.ts"
 import { findIn, MemoryJobs } from "./JobStore.ts"
 import * as WorkRules from "./WorkRules.ts"
@@ -60,7 +61,9 @@ const make = (reads: Reads) =>
     const plan = (ref: RunRef) =>
       Effect.gen(function*() {
         const record = yield* store.find(ref.accountId, ref.jobId)
-        if (!WorkRules.isCurrentRun(record, ref) || record.status !== "planning" || record.objective === null) return
+        if (!ExecutionRules.isCurrentRun(record, ref) || record.status !== "planning" || record.objective === null) {
+          return
+        }
         const quotes = yield* providers.quote({
           jobId: record.id,
           jobRevision: record.revision,

@@ -2,8 +2,8 @@ import { Context, Effect, Layer, Option } from "effect"
 import type { ProposalDocument } from "../../schema/Proposal.ts"
 import type { ProviderTimeout, ProviderTransient } from "../providers/Provider.ts"
 import { Providers } from "../providers/Provider.ts"
-import * as WorkRules from "./WorkRules.ts"
-import type { Verification } from "./WorkRules.ts"
+import * as ExecutionRules from "./ExecutionRules.ts"
+import type { Verification } from "./ExecutionRules.ts"
 
 /**
  * Checks that a side effect happened as proposed, from the provider's independent record of the key
@@ -21,6 +21,6 @@ export const layer = Layer.effect(Verifier)(Effect.gen(function*() {
   const providers = yield* Providers
   return Verifier.of({
     verify: (document, key) =>
-      Effect.map(providers.inspect(key), (inspection) => WorkRules.compare(document, Option.getOrNull(inspection)))
+      Effect.map(providers.inspect(key), (inspection) => ExecutionRules.compare(document, Option.getOrNull(inspection)))
   })
 }))

@@ -5,15 +5,15 @@ import { Interpreter } from "../interpreter/Interpreter.ts"
 import type { ProviderError } from "../providers/Provider.ts"
 import { Providers, ProviderTimeout, ProviderTransient } from "../providers/Provider.ts"
 import { Approvals } from "./Approvals.ts"
+import * as ExecutionRules from "./ExecutionRules.ts"
+import type { CallResult, Undo } from "./ExecutionRules.ts"
 import { UnknownJob } from "./JobErrors.ts"
-import type { ExecutionState, JobRecord, RunRef } from "./JobLifecycle.ts"
-import type { Change } from "./JobLifecycle.ts"
+import type { ExecutionState, JobRecord, RunRef } from "./JobRecord.ts"
+import type { Change } from "./JobRecord.ts"
 import { Jobs } from "./Jobs.ts"
 import { JobStore } from "./JobStore.ts"
 import { Proposals } from "./Proposals.ts"
 import { Verifier } from "./Verifier.ts"
-import * as WorkRules from "./WorkRules.ts"
-import type { CallResult, Undo } from "./WorkRules.ts"
 
 /**
  * Whether a run has more to do after a step: go on, stop, or wait until its open proposal expires (a
@@ -49,8 +49,11 @@ const isUnanswered = (error: unknown): error is ProviderTransient | ProviderTime
 /** Waits out what cannot answer now: backoff from 200 ms, at most 30 s apart, for as long as it takes. */
 const waitOut = Schedule.min([Schedule.exponential(Duration.millis(200), 2), Schedule.spaced(Duration.seconds(30))])
 
-/** At most `WorkRules.maxAttempts` tries of a call that fails transiently, with backoff. */
-const retried = { schedule: Schedule.exponential(Duration.millis(200), 2), times: WorkRules.maxAttempts - 1 } as const
+/** At most `ExecutionRules.maxAttempts` tries of a call that fails transiently, with backoff. */
+const retried = {
+  schedule: Schedule.exponential(Duration.millis(200), 2),
+  times: ExecutionRules.maxAttempts - 1
+} as const
 
 export const layer = Layer.effect(Work)(Effect.gen(function*() {
   const store = yield* JobStore
@@ -113,17 +116,17 @@ export const layer = Layer.effect(Work)(Effect.gen(function*() {
   /** The run's execution: called, verified, or undone, one step at a time. */
   const settle = (ref: RunRef, job: JobRecord, execution: ExecutionState) =>
     Effect.gen(function*() {
-      const carryOn = WorkRules.wanted(job, execution)
+      const carryOn = ExecutionRules.wanted(job, execution)
       const document = job.proposal?.hash === execution.proposalHash ? job.proposal.document : undefined
       if (!carryOn || execution.phase === "undoing" || document === undefined) {
         const result = yield* undo(execution)
-        yield* record(ref, (current, now) => WorkRules.undone(current, execution.number, result, now))
+        yield* record(ref, (current, now) => ExecutionRules.undone(current, execution.number, result, now))
         return
       }
       if (execution.phase === "calling") {
         if (execution.attempts > 0) yield* Effect.sleep(backoff(execution.attempts))
         const result = yield* call(execution, document)
-        yield* record(ref, (current, now) => WorkRules.executed(current, execution.number, result, now))
+        yield* record(ref, (current, now) => ExecutionRules.executed(current, execution.number, result, now))
         return
       }
       // A provider that cannot answer now has not failed verification: it is asked again until it answers.
@@ -135,19 +138,19 @@ export const layer = Layer.effect(Work)(Effect.gen(function*() {
       )
       yield* record(
         ref,
-        (current, now) => WorkRules.verified(current, execution.number, providers.name, verification, now)
+        (current, now) => ExecutionRules.verified(current, execution.number, providers.name, verification, now)
       )
     })
 
   const advance = (ref: RunRef): Effect.Effect<Next, Unavailable> =>
     Effect.gen(function*() {
       const job = yield* store.find(ref.accountId, ref.jobId)
-      const execution = WorkRules.ownedBy(job, ref)
+      const execution = ExecutionRules.ownedBy(job, ref)
       if (execution !== undefined) {
         yield* settle(ref, job, execution)
         return "continue" as const
       }
-      if (!WorkRules.isCurrentRun(job, ref)) return "stop" as const
+      if (!ExecutionRules.isCurrentRun(job, ref)) return "stop" as const
       switch (job.status) {
         case "interpreting":
           yield* interpret(ref)

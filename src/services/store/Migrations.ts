@@ -69,7 +69,7 @@ const createIdempotencyKeys = Effect.gen(function*() {
 /**
  * Jobs, their events and a snapshot per revision. Documents are JSON text (`text`, not `jsonb`, which
  * cannot hold U+0000, which a request may contain). `seq` orders the list of Jobs. An event's
- * `position` is derived from the `xid8` of the transaction that appended it (see `Jobs.layerLive`);
+ * `position` is derived from the `xid8` of the transaction that appended it (see `JobsLive.ts`);
  * `xid` is kept so that a reader publishes only events no running transaction can precede.
  */
 const createJobs = Effect.gen(function*() {

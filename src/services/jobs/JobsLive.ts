@@ -1,0 +1,243 @@
+import { Duration, Effect, Layer, Option, Result } from "effect"
+import { SqlClient } from "effect/sql"
+import type { AccountId } from "../../schema/ApiKey.ts"
+import type { CreateJobRequest, Job, JobId } from "../../schema/Job.ts"
+import type { EventType, JobEvent, ViewPoint } from "../../schema/JobEvent.ts"
+import * as StoreGuard from "../store/StoreGuard.ts"
+import * as JobFold from "./JobFold.ts"
+import * as JobLifecycle from "./JobLifecycle.ts"
+import { fromStored } from "./JobRecord.ts"
+import type { Change } from "./JobRecord.ts"
+import type { EventPageOptions } from "./Jobs.ts"
+import {
+  cursorExpired,
+  decodeCursor,
+  encodeCursor,
+  EventsConfig,
+  isNotFound,
+  Jobs,
+  noView,
+  toInterpretInput,
+  withAsOf
+} from "./Jobs.ts"
+import * as JobStore from "./JobStore.ts"
+import { eventsPerTransaction, notFound, nowIso } from "./JobStore.ts"
+
+/** Events deleted by one statement of the prune. */
+const pruneBatchSize = 1000
+
+interface EventRow {
+  readonly position: string
+  readonly job_id: string
+  readonly job_revision: number
+  readonly type: EventType
+  readonly data: string
+  readonly occurred_at: Date
+}
+
+const toEvent = (row: EventRow): JobEvent => ({
+  position: Number(row.position),
+  jobId: row.job_id as JobId,
+  jobRevision: row.job_revision,
+  type: row.type,
+  data: JSON.parse(row.data),
+  occurredAt: row.occurred_at.toISOString()
+})
+
+/** PostgreSQL: reads here, every change through `JobStore` (see there for how positions are made). */
+const live = Layer.effect(Jobs)(Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const guard = yield* StoreGuard.make("jobs")
+  const store = yield* JobStore.JobStore
+  const { retention } = yield* EventsConfig
+  const retentionMillis = Duration.toMillis(retention)
+
+  /** The first position no reader may publish yet: every event before it is committed, for good. */
+  const horizon = sql`(pg_snapshot_xmin(pg_current_snapshot())::text::bigint * ${eventsPerTransaction})`
+
+  const parse = (text: string) => fromStored(JSON.parse(text))
+
+  const find = (accountId: AccountId, id: string) =>
+    sql<{ readonly record: string }>`SELECT record FROM jobs WHERE id = ${id} AND account_id = ${accountId}`.pipe(
+      Effect.flatMap(([row]) => row === undefined ? Effect.fail(notFound(id)) : Effect.succeed(parse(row.record)))
+    )
+
+  const create = (accountId: AccountId, input: CreateJobRequest) =>
+    Effect.gen(function*() {
+      const change = JobLifecycle.create(JobLifecycle.newJobId(), accountId, input, yield* nowIso)
+      yield* store.insert(change)
+      return JobLifecycle.toView(change.record)
+    })
+
+  const mutate = store.mutate
+
+  const view = <E>(effect: Effect.Effect<Change, E>) =>
+    Effect.map(effect, (change) => JobLifecycle.toView(change.record))
+
+  /** The highest position pruned from the account's events (0 when none was). */
+  const prunedThrough = (accountId: AccountId) =>
+    Effect.map(
+      sql<{ readonly pruned: string }>`
+        SELECT pruned_through::text AS pruned FROM job_event_retention WHERE account_id = ${accountId}`,
+      ([row]) => row === undefined ? 0 : Number(row.pruned)
+    )
+
+  const eventColumns = sql`e.position::text AS position, e.job_id, e.job_revision, e.type, e.data, e.occurred_at`
+
+  const pointInTime = (accountId: AccountId, id: string, point: ViewPoint) =>
+    Effect.gen(function*() {
+      if (point._tag === "Revision") {
+        const [row] = yield* sql<{ readonly snapshot: string; readonly last: string }>`
+          SELECT r.snapshot, r.last_position::text AS last FROM job_revisions r JOIN jobs j ON j.id = r.job_id
+          WHERE r.job_id = ${id} AND j.account_id = ${accountId} AND r.revision = ${point.revision}`
+        if (row === undefined) return yield* Effect.fail(noView(id, point))
+        return withAsOf(JSON.parse(row.snapshot) as Job, Number(row.last))
+      }
+      yield* find(accountId, id)
+      // The snapshot at the end of the last revision that ended by the position (and is published), ...
+      const [base] = yield* sql<{ readonly snapshot: string; readonly revision: number; readonly last: string }>`
+        SELECT snapshot, revision, last_position::text AS last FROM job_revisions
+        WHERE job_id = ${id} AND last_position <= ${point.position} AND last_position < ${horizon}
+        ORDER BY last_position DESC LIMIT 1`
+      const from = base === undefined ? 0 : Number(base.last)
+      const snapshot = base === undefined ? undefined : JSON.parse(base.snapshot) as Job
+      // ... and, when the next revision had begun by then, the fold of its events up to the position.
+      const [next] = yield* sql<{ readonly first: string }>`
+        SELECT first_position::text AS first FROM job_revisions
+        WHERE job_id = ${id} AND revision = ${(base?.revision ?? 0) + 1}
+          AND first_position <= ${point.position} AND first_position < ${horizon}`
+      if (next === undefined) {
+        return snapshot === undefined ? yield* Effect.fail(noView(id, point)) : withAsOf(snapshot, from)
+      }
+      if ((yield* prunedThrough(accountId)) >= Number(next.first)) {
+        return yield* Effect.fail(cursorExpired(point.position))
+      }
+      const since = (yield* sql<EventRow>`
+        SELECT ${eventColumns} FROM job_events e
+        WHERE e.job_id = ${id} AND e.position > ${from} AND e.position <= ${point.position}
+          AND e.position < ${horizon}
+        ORDER BY e.position`).map(toEvent)
+      const job = JobFold.fold(snapshot, since)
+      if (job === undefined) return yield* Effect.fail(noView(id, point))
+      return withAsOf(job, since.at(-1)?.position ?? from)
+    })
+
+  const eventPage = (accountId: AccountId, options: EventPageOptions) =>
+    Effect.gen(function*() {
+      // Published events are a prefix in position order: what follows them is committed but not published yet.
+      const rows = yield* sql<EventRow & { readonly published: boolean }>`
+        SELECT ${eventColumns}, e.position < ${horizon} AS published FROM job_events e
+        WHERE e.account_id = ${accountId}
+          ${options.jobId === undefined ? sql`` : sql`AND e.job_id = ${options.jobId}`}
+          AND e.position > ${options.after}
+        ORDER BY e.position LIMIT ${options.limit}`
+      // Checked after the read: a prune that commits in between makes the cursor expired, never a silent gap.
+      const [check] = yield* sql<{ readonly pruned: string | null; readonly found: boolean }>`
+        SELECT (SELECT pruned_through::text FROM job_event_retention WHERE account_id = ${accountId}) AS pruned,
+          ${
+        options.jobId === undefined
+          ? sql`true`
+          : sql`EXISTS (SELECT 1 FROM jobs WHERE id = ${options.jobId} AND account_id = ${accountId})`
+      } AS found`
+      if (!check!.found) return yield* Effect.fail(notFound(options.jobId!))
+      if (options.after > 0 && options.after < Number(check!.pruned ?? 0)) {
+        return yield* Effect.fail(cursorExpired(options.after))
+      }
+      const published = rows.filter((row) => row.published)
+      return { events: published.map(toEvent), pending: published.length < rows.length }
+    })
+
+  /** Deletes one batch of events past retention, in a statement of its own; answers how many. */
+  const pruneBatch = sql<{ readonly pruned: number }>`
+    WITH gone AS (
+      DELETE FROM job_events WHERE position IN (
+        SELECT position FROM job_events
+        WHERE occurred_at < now() - ${retentionMillis}::double precision * interval '1 millisecond'
+          AND position < ${horizon}
+        ORDER BY occurred_at LIMIT ${pruneBatchSize}
+      )
+      RETURNING account_id, position
+    ), through AS (
+      INSERT INTO job_event_retention (account_id, pruned_through)
+      SELECT account_id, max(position) FROM gone GROUP BY account_id
+      ON CONFLICT (account_id) DO UPDATE
+        SET pruned_through = GREATEST(job_event_retention.pruned_through, EXCLUDED.pruned_through)
+    )
+    SELECT count(*)::int AS pruned FROM gone`.pipe(Effect.map(([row]) => row?.pruned ?? 0))
+
+  return {
+    create,
+    get: (accountId, id) => guard(Effect.map(find(accountId, id), JobLifecycle.toView)),
+    view: (accountId, id, point) => guard(pointInTime(accountId, id, point)),
+    list: (accountId, options) =>
+      guard(Effect.gen(function*() {
+        const before = options.cursor === undefined ? undefined : yield* Effect.fromResult(decodeCursor(options.cursor))
+        const rows = yield* sql<{ readonly record: string; readonly seq: string }>`
+          SELECT record, seq::text AS seq FROM jobs
+          WHERE account_id = ${accountId}
+            ${options.status === undefined ? sql`` : sql`AND status = ${options.status}`}
+            ${before === undefined ? sql`` : sql`AND seq < ${before}`}
+          ORDER BY jobs.seq DESC LIMIT ${options.limit + 1}`
+        const page = rows.slice(0, options.limit)
+        return {
+          data: page.map((row) => JobLifecycle.toView(parse(row.record))),
+          nextCursor: rows.length > options.limit ? encodeCursor(Number(page[page.length - 1]!.seq)) : null
+        }
+      })),
+    changeConstraints: (accountId, id, input) =>
+      view(mutate(accountId, id, (record, now) => JobLifecycle.changeConstraints(record, input, now))),
+    answer: (accountId, id, input) =>
+      view(mutate(accountId, id, (record, now) => JobLifecycle.answer(record, input, now))),
+    cancel: (accountId, id) => view(mutate(accountId, id, JobLifecycle.cancel)),
+    events: (accountId, id) =>
+      guard(Effect.gen(function*() {
+        yield* find(accountId, id)
+        const rows = yield* sql<EventRow>`
+          SELECT ${eventColumns} FROM job_events e
+          WHERE e.account_id = ${accountId} AND e.job_id = ${id} AND e.position < ${horizon}
+          ORDER BY e.position`
+        return rows.map(toEvent)
+      })),
+    eventPage: (accountId, options) => guard(eventPage(accountId, options)),
+    latestPosition: (accountId) =>
+      guard(sql<{ readonly position: string | null }>`
+        SELECT max(position)::text AS position FROM job_events
+        WHERE account_id = ${accountId} AND position < ${horizon}`).pipe(
+        Effect.map(([row]) => Number(row?.position ?? 0))
+      ),
+    // In small batches, each a short transaction: a long one would hold publication back for every account.
+    pruneEvents: Effect.gen(function*() {
+      let total = 0
+      while (true) {
+        const pruned = yield* guard(pruneBatch)
+        total += pruned
+        if (pruned < pruneBatchSize) return total
+      }
+    }),
+    pendingRuns: guard(sql<{ readonly record: string }>`
+      SELECT record FROM jobs WHERE needs_run ORDER BY seq LIMIT 100`).pipe(
+      Effect.map((rows) => rows.flatMap((row) => JobLifecycle.runsOf(parse(row.record))))
+    ),
+    interpretationInput: (ref) =>
+      guard(find(ref.accountId, ref.jobId)).pipe(
+        Effect.map((record) =>
+          record.status === "interpreting" && record.revision === ref.revision
+            ? Option.some(toInterpretInput(record))
+            : Option.none()
+        ),
+        Effect.catchIf(isNotFound, () => Effect.succeedNone)
+      ),
+    recordInterpretation: (ref, interpretation) =>
+      mutate(
+        ref.accountId,
+        ref.jobId,
+        (record, now) => Result.succeed(JobLifecycle.interpreted(record, ref.revision, interpretation, now))
+      ).pipe(
+        Effect.map((change) => change.events.length > 0),
+        Effect.catchIf(isNotFound, () => Effect.succeed(false))
+      )
+  }
+}))
+
+/** PostgreSQL, changing Jobs through `JobStore.layerLive`. */
+export const layerLive = live.pipe(Layer.provide(JobStore.layerLive))

@@ -1,0 +1,192 @@
+import { Clock, Duration, Effect, Layer, Option, Ref, Result } from "effect"
+import type { AccountId } from "../../schema/ApiKey.ts"
+import type { JobAsOf, JobEvent, ViewPoint } from "../../schema/JobEvent.ts"
+import type { HistoryPruned, UnknownJob } from "./JobErrors.ts"
+import * as JobFold from "./JobFold.ts"
+import * as JobLifecycle from "./JobLifecycle.ts"
+import type { Change } from "./JobRecord.ts"
+import type { EventPageOptions, EventRead } from "./Jobs.ts"
+import {
+  cursorExpired,
+  decodeCursor,
+  encodeCursor,
+  EventsConfig,
+  isNotFound,
+  Jobs,
+  noView,
+  toInterpretInput,
+  withAsOf
+} from "./Jobs.ts"
+import type { MemoryState } from "./JobStore.ts"
+import * as JobStore from "./JobStore.ts"
+import { findIn, MemoryJobs, notFound, nowIso } from "./JobStore.ts"
+
+/** The index of the first of `items` (ordered by `key`) whose key is above `bound`. */
+const firstAbove = <A>(items: ReadonlyArray<A>, bound: number, key: (item: A) => number) => {
+  let low = 0
+  let high = items.length
+  while (low < high) {
+    const middle = (low + high) >>> 1
+    if (key(items[middle]!) <= bound) low = middle + 1
+    else high = middle
+  }
+  return low
+}
+
+const positionOf = (event: JobEvent) => event.position
+
+/** In memory, over the store the Job family's Test layers share (`MemoryJobs`), with the semantics of `layerLive`. */
+const memory = Layer.effect(Jobs)(Effect.gen(function*() {
+  const store = yield* JobStore.JobStore
+  const { state } = yield* MemoryJobs
+  const { retention } = yield* EventsConfig
+  const find = findIn
+  const mutate = store.mutate
+
+  const view = <E>(effect: Effect.Effect<Change, E>) =>
+    Effect.map(effect, (change) => JobLifecycle.toView(change.record))
+
+  const pointInTime = (
+    current: MemoryState,
+    accountId: AccountId,
+    id: string,
+    point: ViewPoint
+  ): Result.Result<JobAsOf, UnknownJob | HistoryPruned> => {
+    if (find(current, accountId, id) === undefined) return Result.fail(notFound(id))
+    const revisions = current.revisions.get(id) ?? []
+    if (point._tag === "Revision") {
+      const stored = revisions[point.revision - 1]
+      return stored === undefined
+        ? Result.fail(noView(id, point))
+        : Result.succeed(withAsOf(stored.snapshot, stored.last))
+    }
+    const index = firstAbove(revisions, point.position, (revision) => revision.last)
+    const base = revisions[index - 1]
+    const from = base?.last ?? 0
+    const next = revisions[index]
+    if (next === undefined || next.first > point.position) {
+      return base === undefined ? Result.fail(noView(id, point)) : Result.succeed(withAsOf(base.snapshot, from))
+    }
+    if ((current.prunedThrough.get(accountId) ?? 0) >= next.first) return Result.fail(cursorExpired(point.position))
+    const events = current.jobEvents.get(id) ?? []
+    const since = events.slice(firstAbove(events, from, positionOf), firstAbove(events, point.position, positionOf))
+    const job = JobFold.fold(base?.snapshot, since)
+    return job === undefined
+      ? Result.fail(noView(id, point))
+      : Result.succeed(withAsOf(job, since.at(-1)?.position ?? from))
+  }
+
+  const eventPage = (
+    current: MemoryState,
+    accountId: AccountId,
+    options: EventPageOptions
+  ): Result.Result<EventRead, UnknownJob | HistoryPruned> => {
+    if (options.jobId !== undefined && find(current, accountId, options.jobId) === undefined) {
+      return Result.fail(notFound(options.jobId))
+    }
+    if (options.after > 0 && options.after < (current.prunedThrough.get(accountId) ?? 0)) {
+      return Result.fail(cursorExpired(options.after))
+    }
+    const events = (options.jobId === undefined
+      ? current.accountEvents.get(accountId)
+      : current.jobEvents.get(options.jobId)) ?? []
+    const start = firstAbove(events, options.after, positionOf)
+    return Result.succeed({ events: events.slice(start, start + options.limit), pending: false })
+  }
+
+  const prune = (current: MemoryState, cutoff: string): readonly [number, MemoryState] => {
+    const kept = (events: ReadonlyArray<JobEvent>) => events.filter((event) => event.occurredAt >= cutoff)
+    const prunedThrough = new Map(current.prunedThrough)
+    let pruned = 0
+    for (const [accountId, events] of current.accountEvents) {
+      const gone = events.filter((event) => event.occurredAt < cutoff)
+      if (gone.length === 0) continue
+      pruned += gone.length
+      prunedThrough.set(accountId, Math.max(prunedThrough.get(accountId) ?? 0, gone[gone.length - 1]!.position))
+    }
+    if (pruned === 0) return [0, current]
+    return [pruned, {
+      ...current,
+      jobEvents: new Map(Array.from(current.jobEvents, ([id, events]) => [id, kept(events)])),
+      accountEvents: new Map(Array.from(current.accountEvents, ([id, events]) => [id, kept(events)])),
+      prunedThrough
+    }]
+  }
+
+  return {
+    create: (accountId, input) =>
+      Effect.gen(function*() {
+        const change = JobLifecycle.create(JobLifecycle.newJobId(), accountId, input, yield* nowIso)
+        yield* store.insert(change)
+        return JobLifecycle.toView(change.record)
+      }),
+    get: (accountId, id) =>
+      Effect.flatMap(Ref.get(state), (current) => {
+        const entry = find(current, accountId, id)
+        return entry === undefined ? Effect.fail(notFound(id)) : Effect.succeed(JobLifecycle.toView(entry.record))
+      }),
+    view: (accountId, id, point) =>
+      Effect.flatMap(Ref.get(state), (current) => Effect.fromResult(pointInTime(current, accountId, id, point))),
+    list: (accountId, options) =>
+      Effect.gen(function*() {
+        const before = options.cursor === undefined ? undefined : yield* Effect.fromResult(decodeCursor(options.cursor))
+        const current = yield* Ref.get(state)
+        const rows = Array.from(current.jobs.values())
+          .filter(({ record, seq }) =>
+            record.accountId === accountId
+            && (options.status === undefined || record.status === options.status)
+            && (before === undefined || seq < before)
+          )
+          .sort((a, b) => b.seq - a.seq)
+        const page = rows.slice(0, options.limit)
+        return {
+          data: page.map(({ record }) => JobLifecycle.toView(record)),
+          nextCursor: rows.length > options.limit ? encodeCursor(page[page.length - 1]!.seq) : null
+        }
+      }),
+    changeConstraints: (accountId, id, input) =>
+      view(mutate(accountId, id, (record, now) => JobLifecycle.changeConstraints(record, input, now))),
+    answer: (accountId, id, input) =>
+      view(mutate(accountId, id, (record, now) => JobLifecycle.answer(record, input, now))),
+    cancel: (accountId, id) => view(mutate(accountId, id, JobLifecycle.cancel)),
+    events: (accountId, id) =>
+      Effect.flatMap(Ref.get(state), (current) =>
+        find(current, accountId, id) === undefined
+          ? Effect.fail(notFound(id))
+          : Effect.succeed(current.jobEvents.get(id) ?? [])),
+    eventPage: (accountId, options) =>
+      Effect.flatMap(Ref.get(state), (current) => Effect.fromResult(eventPage(current, accountId, options))),
+    latestPosition: (accountId) =>
+      Effect.map(Ref.get(state), (current) => current.accountEvents.get(accountId)?.at(-1)?.position ?? 0),
+    pruneEvents: Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const cutoff = new Date(now - Duration.toMillis(retention)).toISOString()
+      return yield* Ref.modify(state, (current) => prune(current, cutoff))
+    }),
+    pendingRuns: Effect.map(Ref.get(state), (current) =>
+      Array.from(current.jobs.values())
+        .filter(({ record }) => JobLifecycle.runsOf(record).length > 0)
+        .sort((a, b) => a.seq - b.seq)
+        .slice(0, 100)
+        .flatMap(({ record }) => JobLifecycle.runsOf(record))),
+    interpretationInput: (ref) =>
+      Effect.map(Ref.get(state), (current) => {
+        const entry = find(current, ref.accountId, ref.jobId)
+        return entry !== undefined && entry.record.status === "interpreting" && entry.record.revision === ref.revision
+          ? Option.some(toInterpretInput(entry.record))
+          : Option.none()
+      }),
+    recordInterpretation: (ref, interpretation) =>
+      mutate(
+        ref.accountId,
+        ref.jobId,
+        (record, now) => Result.succeed(JobLifecycle.interpreted(record, ref.revision, interpretation, now))
+      ).pipe(
+        Effect.map((change) => change.events.length > 0),
+        Effect.catchIf(isNotFound, () => Effect.succeed(false))
+      )
+  }
+}))
+
+/** In memory, on the store the Job family's Test layers share (`JobStore.layerTest`). */
+export const layerTest = memory.pipe(Layer.provide(JobStore.layerTest))
