@@ -207,7 +207,7 @@ const behaviour = <E>(name: string, services: Layer.Layer<JobServices, E>) =>
           assert.strictEqual(done.status, "completed", JSON.stringify(done))
         }))
 
-      it.effect("answers every error in jobs.md's order", () =>
+      it.effect("answers every error in the order of docs/API.md, which error wins", () =>
         Effect.gen(function*() {
           const url = yield* baseUrl
           const account = `acct-${Math.random().toString(36).slice(2)}`

@@ -14,7 +14,7 @@ import * as TcpProxy from "./support/TcpProxy.ts"
 import * as TestDatabase from "./support/TestDatabase.ts"
 
 /**
- * Reading events over HTTP (jobs.md, "Events and views"): JSON pages and Server-Sent Events for one
+ * Reading events over HTTP (docs/API.md, "Events and views"): JSON pages and Server-Sent Events for one
  * Job and for the account, resumed by `?after=` or `Last-Event-ID`, live, and refused past retention;
  * on the in-memory layers and on the store.
  */

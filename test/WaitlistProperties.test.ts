@@ -15,7 +15,7 @@ const localChar = fc.oneof(labelChar, fc.constant("."))
 const text = (char: fc.Arbitrary<string>, max: number) =>
   fc.array(char, { minLength: 1, maxLength: max }).map((chars) => chars.join(""))
 
-/** Addresses that satisfy every rule of waitlist.md's rule 2. */
+/** Addresses that satisfy every rule of rule 2 of docs/API.md, "The rules, in the order they are checked". */
 const validAddress = fc.tuple(text(localChar, 40), fc.array(text(labelChar, 20), { minLength: 2, maxLength: 5 }))
   .map(([local, labels]) => `${local}@${labels.join(".")}`)
   .filter((address) => codePointLength(address) <= emailMaxLength)

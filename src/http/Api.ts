@@ -3,7 +3,7 @@ import { InvalidEmail, InvalidJsonResponse, UnavailableResponse } from "../schem
 import { Joined, JoinRequest } from "../schema/Waitlist.ts"
 
 /**
- * `POST /v1/waitlist` (contract.md section 4.1). The payload schema describes the document for the
+ * `POST /v1/waitlist` (docs/API.md, "The waitlist"). The payload schema describes the document for the
  * OpenAPI document and the client; the server reads the raw body itself (see `WaitlistHttp.ts`),
  * because the contract fixes which error each kind of bad body gets.
  */

@@ -4,7 +4,7 @@ import { HttpServerResponse } from "effect/http"
 import type { JobEvent } from "../schema/JobEvent.ts"
 import { PositiveDuration } from "../services/access/Idempotency.ts"
 
-/** Events as Server-Sent Events (docs/API.md, "Events"), written with effect's own `Sse` encoder. */
+/** Events as Server-Sent Events (docs/API.md, "Events and views"), written with effect's own `Sse` encoder. */
 
 /** What an SSE client is told to wait before it reconnects (`retry:`). */
 const reconnectAfter = Duration.seconds(2)

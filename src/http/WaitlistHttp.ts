@@ -10,7 +10,7 @@ import { retryAfter, Waitlist } from "../services/waitlist/Waitlist.ts"
 import { Api, joinWaitlist } from "./Api.ts"
 import * as RequestBody from "./RequestBody.ts"
 
-/** Larger bodies are refused unread (waitlist.md, rule 1). */
+/** Larger bodies are refused unread (docs/API.md, "The rules, in the order they are checked", rule 1). */
 const maxBodySize = ByteSize.kibibytes(64)
 const maxBodyBytes = ByteSize.toNumberUnsafe(maxBodySize)
 

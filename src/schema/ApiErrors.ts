@@ -3,7 +3,7 @@ import { HttpApiSchema } from "effect/http-api"
 import { InvalidJson, RetryAfterSeconds, Unavailable } from "./Errors.ts"
 
 /**
- * The errors of the authenticated API (jobs.md, "Errors"): `{"error": code, "message": text}`, one
+ * The errors of the authenticated API (docs/API.md, "Which error wins"): `{"error": code, "message": text}`, one
  * status per code. The message is for a person; programs branch on `error`.
  */
 const body = <Code extends string>(code: Code, identifier: string) =>

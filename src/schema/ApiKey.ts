@@ -14,7 +14,7 @@ export const AccountName = Schema.String.check(
 export const ApiKeyId = Schema.String.pipe(Schema.brand("ApiKeyId"))
 export type ApiKeyId = typeof ApiKeyId.Type
 
-/** What a key may do (jobs.md, "Endpoints"). Approving spending is a scope of its own. */
+/** What a key may do (docs/API.md, "Operations"). Approving spending is a scope of its own. */
 export const scopes = ["jobs:read", "jobs:write", "approvals:write"] as const
 export const Scope = Schema.Literals(scopes)
 export type Scope = typeof Scope.Type

@@ -145,7 +145,7 @@ export const TimezoneInput = Schema.Struct({ type: Schema.Literal("timezone"), z
 export const NoteInput = Schema.Struct({ type: Schema.Literal("note"), text: Text(noteMaxLength) })
 
 /**
- * A constraint as a caller sends it (jobs.md, "The Job as the API shows it"). Decode it with
+ * A constraint as a caller sends it (docs/API.md, "Operations"). Decode it with
  * `decodeConstraintInput` (or any decoder given `strictParseOptions`): a key the type does not name is
  * then an error, not silently dropped.
  */

@@ -34,7 +34,7 @@ export class InvalidEmail extends Schema.Error<InvalidEmail>("InvalidEmail")(
   override readonly [ErrorReporter.ignore] = true
 }
 
-/** How long a client is asked to wait before retrying, in whole seconds (waitlist.md: 1 to 30). */
+/** How long a client is asked to wait before retrying, in whole seconds (docs/API.md, "Around the operation": 1 to 30). */
 export const RetryAfterSeconds = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 30 }))
 
 /**

@@ -5,7 +5,7 @@ import { JobProposal, Outcome } from "./Proposal.ts"
 
 export { Instant, JobId, JobRevision } from "./JobRef.ts"
 
-/** jobs.md, "States". */
+/** docs/API.md, "Operations". */
 export const jobStatuses = [
   "interpreting",
   "awaiting_input",
@@ -43,7 +43,7 @@ export const AnswerText = Schema.String.check(
   Schema.isMaxCodePoints(answerMaxLength)
 )
 
-/** jobs.md, "The Job as the API shows it". */
+/** docs/API.md, "Operations". */
 export const Job = Schema.Struct({
   id: JobId,
   jobRevision: JobRevision,

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { Instant, Job, JobId, JobRevision } from "./Job.ts"
 
-/** What can happen to a Job (jobs.md, "Events and views"); this preview appends these. */
+/** What can happen to a Job (docs/API.md, "Events and views"); this preview appends these. */
 export const eventTypes = [
   "job.created",
   "job.revised",
@@ -35,7 +35,7 @@ export const Position = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)).annot
 /** A cursor: resume after this position; 0 is the start of what is kept. */
 export const After = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 
-/** jobs.md: `{position, jobId, jobRevision, type, data, occurredAt}`. */
+/** docs/API.md, "Events and views": `{position, jobId, jobRevision, type, data, occurredAt}`. */
 export const JobEvent = Schema.Struct({
   position: Position,
   jobId: JobId,

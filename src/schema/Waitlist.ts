@@ -3,7 +3,7 @@ import { InvalidEmail, InvalidJson } from "./Errors.ts"
 import { parseJsonBytes } from "./Json.ts"
 
 /**
- * The contract's e-mail pattern (contract.md section 8). The `u` flag gives JSON Schema's semantics
+ * The contract's e-mail pattern (docs/API.md, "The waitlist"). The `u` flag gives JSON Schema's semantics
  * (and lets the pattern into the OpenAPI document); on well-formed text, the only text accepted, it
  * matches exactly what the flagless expression matches.
  */
@@ -60,7 +60,7 @@ export const emailKey = (email: Email): string => email.toLowerCase()
 
 export const Source = Schema.Literal("landing")
 
-/** The request body of `POST /v1/waitlist` (contract.md section 2.1). */
+/** The request body of `POST /v1/waitlist` (docs/API.md, "The waitlist"). */
 export const JoinRequest = Schema.Struct({
   email: Email,
   source: Source
@@ -69,14 +69,14 @@ export type JoinRequest = typeof JoinRequest.Type
 
 /**
  * The document's shape, checked before the address: any member other than `email` and `source`, or a
- * `source` other than `landing`, is the client program's fault (waitlist.md, rule 1).
+ * `source` other than `landing`, is the client program's fault (docs/API.md, "The rules, in the order they are checked", rule 1).
  */
 export const JoinRequestShape = Schema.Struct({
   email: Schema.optionalKey(Schema.Unknown),
   source: Source
 })
 
-/** The success body (contract.md section 2.2). */
+/** The success body (docs/API.md, "The waitlist"). */
 export const Joined = Schema.Struct({
   status: Schema.Literal("joined")
 }).annotate({
@@ -96,7 +96,7 @@ const decodeShape = Schema.decodeUnknownOption(JoinRequestShape, { onExcessPrope
 const isEmail = Schema.is(Email)
 
 /**
- * Reads a join document from the bytes of a body, applying waitlist.md's rules in their order: the
+ * Reads a join document from the bytes of a body, applying the rules of docs/API.md in their order: the
  * bytes must be UTF-8 (a byte-order mark is not stripped, so it fails as JSON), the text one JSON
  * object with no member but `email` and `source`, `source` exactly `landing`; then the address.
  */

@@ -31,7 +31,7 @@ export type ClaimResult =
   | { readonly _tag: "Replay"; readonly answer: StoredAnswer }
 
 /**
- * Idempotency keys (jobs.md, "Idempotency"), scoped to an account. A request first claims its key in
+ * Idempotency keys (docs/API.md, "Idempotency"), scoped to an account. A request first claims its key in
  * a short transaction of its own; its operation's effects and its answer are then stored in one
  * transaction (`complete`), so that an answer exists exactly when the effects do. A claim that is not
  * completed (the process died) expires after the claim TTL and the next request with the key runs the

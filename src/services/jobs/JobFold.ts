@@ -9,7 +9,7 @@ const callerOnly = (constraints: ReadonlyArray<Constraint>) =>
 
 /**
  * The Job after `event`, from the Job before it (`undefined` before `job.created`): the view of a Job
- * at a position is the fold of its events up to there (jobs.md, "Events and views"). Every change
+ * at a position is the fold of its events up to there (docs/API.md, "Events and views"). Every change
  * above writes events that say all it changed, so that this fold gives exactly `toView` of the
  * change's record (held by a property test).
  */

@@ -20,7 +20,7 @@ import type { Change, JobRecord, NewEvent, ProposalState, RunRef } from "./JobRe
 import { noWork } from "./JobRecord.ts"
 
 /**
- * The rules of a Job's life (jobs.md, "States" and "Revisions, precisely") as pure functions from a
+ * The rules of a Job's life (docs/API.md, "Operations") as pure functions from a
  * Job and a command to the Job after it and the events that say what happened. Both stores apply
  * exactly these, so they cannot disagree on the rules.
  */

@@ -5,7 +5,7 @@ import type { EventType } from "../../schema/JobEvent.ts"
 import type { Approval, Outcome, ProposalDocument, ProposalHash, ProposalStatus } from "../../schema/Proposal.ts"
 import type { Answer } from "../interpreter/Interpreter.ts"
 
-/** What the service keeps of a Job, and the background work it names (docs/API.md, "States"). */
+/** What the service keeps of a Job, and the background work it names (docs/API.md, "Operations"). */
 
 /** The current revision's latest proposal, as the Job keeps it. */
 export interface ProposalState {

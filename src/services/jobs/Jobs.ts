@@ -54,7 +54,7 @@ export class Jobs extends Context.Service<Jobs, {
   readonly create: (accountId: AccountId, input: CreateJobRequest) => Effect.Effect<Job, Unavailable>
   readonly get: (accountId: AccountId, id: string) => Effect.Effect<Job, UnknownJob | Unavailable>
   /**
-   * The Job as it was at `point` (jobs.md, "Revisions, precisely"): at the end of a revision (after its
+   * The Job as it was at `point` (docs/API.md, "Operations"): at the end of a revision (after its
    * last event so far), or after every one of its events at positions up to a position. A revision that
    * never existed, or a position before the Job's first event, is `UnknownJob`; a position whose events
    * are past retention, `HistoryPruned`. Its cost does not grow with the Job's history: a snapshot of

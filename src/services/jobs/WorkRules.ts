@@ -11,8 +11,8 @@ import { ProposalLapsed, ProposalNotOpen, StaleRevision, WrongState } from "./Jo
 import type { Change, ExecutionState, JobRecord, NewEvent, RunRef } from "./JobRecord.ts"
 
 /**
- * The rules of a Job's work after its interpretation (jobs.md, "Proposals, approvals, execution: the
- * details"), as pure functions from a Job to the Job after a step and the events that say so, like
+ * The rules of a Job's work after its interpretation (docs/API.md, "Proposals, approvals,
+ * execution"), as pure functions from a Job to the Job after a step and the events that say so, like
  * `JobLifecycle`'s. Every event that moves the Job carries its new `status`, so the fold of the events
  * gives the Job.
  */
@@ -149,7 +149,7 @@ export const expire = (record: JobRecord, now: string): Change => {
 export type DecisionError = StaleRevision | WrongState | ProposalNotOpen | ProposalLapsed
 
 /**
- * Records a decision on the open proposal, in jobs.md's order of checks: the revision, the state (a
+ * Records a decision on the open proposal, in the order of checks of docs/API.md, "Which error wins": the revision, the state (a
  * proposal is decided once), the hash, the expiry. `approve` → `executing`; `reject` → `planning`
  * again without that offer. Either begins a new run.
  */

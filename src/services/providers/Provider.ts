@@ -5,7 +5,7 @@ import type { JobId } from "../../schema/JobRef.ts"
 import type { Offer, ProposalDocument, ProposalHash, Terms } from "../../schema/Proposal.ts"
 
 /**
- * What the service asks of whoever does the work in the world (jobs.md, "Parts behind the API"): offers
+ * What the service asks of whoever does the work in the world (README.md, "Behind it"): offers
  * for a Job (`quote`), one side effect per idempotency key (`execute`), an independent read of what a key
  * did (`inspect`, which verification relies on), and undoing it (`cancel`).
  *

@@ -18,7 +18,7 @@ const PostgresUrl = Schema.Redacted(Schema.String.check(Schema.makeFilter((value
 })))
 
 // A store operation, waiting for a connection included, must end in time for the waitlist to answer
-// within 3 s (waitlist.md, rule 3), whatever the settings.
+// within 3 s (docs/API.md, "The rules, in the order they are checked", rule 3), whatever the settings.
 const Timeout = Schema.DurationFromString.check(
   Schema.makeFilter((duration) =>
     (Duration.isGreaterThan(duration, Duration.zero) && Duration.isLessThanOrEqualTo(duration, Duration.millis(2500)))

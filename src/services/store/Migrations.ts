@@ -6,7 +6,7 @@ import type { SqlError } from "effect/sql/SqlError"
  * Members are kept as UTF-8 bytes (`bytea`): the contract accepts any well-formed text, U+0000
  * included, which a PostgreSQL `text` column cannot hold. `email_key` is the lower-cased address,
  * the identity of a member; `email` is the spelling of the first registration.
- * `last_submitted_at` makes a repeated registration write as much as a new one (waitlist.md).
+ * `last_submitted_at` makes a repeated registration write as much as a new one (docs/API.md, "The waitlist").
  */
 const createWaitlistMembers = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
