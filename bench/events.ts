@@ -17,6 +17,7 @@
  *
  * Prints a table and writes the same figures to bench/results/events-<timestamp>.json.
  */
+import { Duration } from "effect"
 import { execFileSync, spawn } from "node:child_process"
 import type { ChildProcess } from "node:child_process"
 import { randomBytes } from "node:crypto"
@@ -28,6 +29,7 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { isDeepStrictEqual } from "node:util"
 import pg from "pg"
+import * as SseReader from "../src/client/SseReader.ts"
 import { admin, adminUrl, databaseUrl } from "./Database.ts"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
@@ -434,51 +436,28 @@ const openStream = (
         return
       }
       res.setEncoding("utf8")
-      let buffer = ""
-      const block = (text: string, arrived: number) => {
-        let id: string | undefined
-        let type = "message"
-        let data: string | undefined
-        let comment = false
-        for (const line of text.split("\n")) {
-          if (line.startsWith(":")) {
-            comment = true
-            continue
+      let arrived = 0
+      const read = SseReader.makeReader({
+        event: (message) => {
+          const position = Number(message.id)
+          stream.positions.push(position)
+          stream.types.push(message.event)
+          stream.arrivals.push(arrived)
+          if (stream.data !== undefined) {
+            const parsed = JSON.parse(message.data) as EventJson
+            stream.data.push(parsed)
+            if (parsed.position !== position) stream.badIds++
           }
-          const colon = line.indexOf(":")
-          const field = colon === -1 ? line : line.slice(0, colon)
-          let value = colon === -1 ? "" : line.slice(colon + 1)
-          if (value.startsWith(" ")) value = value.slice(1)
-          if (field === "id") id = value
-          else if (field === "event") type = value
-          else if (field === "data") data = data === undefined ? value : `${data}\n${value}`
-          else if (field === "retry") {
-            stream.retry = Number(value)
-            resolve(stream)
-          }
-        }
-        if (data === undefined) {
-          if (comment) stream.heartbeats++
-          return
-        }
-        const position = Number(id)
-        stream.positions.push(position)
-        stream.types.push(type)
-        stream.arrivals.push(arrived)
-        if (stream.data !== undefined) {
-          const parsed = JSON.parse(data) as EventJson
-          stream.data.push(parsed)
-          if (parsed.position !== position) stream.badIds++
-        }
-      }
+        },
+        retry: (after) => {
+          stream.retry = Duration.toMillis(after)
+          resolve(stream)
+        },
+        comment: () => stream.heartbeats++
+      })
       res.on("data", (chunk: string) => {
-        const arrived = clock()
-        buffer += chunk
-        for (let end = buffer.indexOf("\n\n"); end !== -1; end = buffer.indexOf("\n\n")) {
-          const text = buffer.slice(0, end)
-          buffer = buffer.slice(end + 2)
-          block(text, arrived)
-        }
+        arrived = clock()
+        read(chunk)
       })
       res.on("end", () => {
         stream.ended = true

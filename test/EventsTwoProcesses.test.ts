@@ -7,10 +7,11 @@
  * embedded store serves one process only.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { Duration } from "effect"
 import { once } from "node:events"
 import http from "node:http"
 import { performance } from "node:perf_hooks"
-import { parseMessage } from "./support/Events.ts"
+import * as SseReader from "../src/client/SseReader.ts"
 import { caller, createKey, database, kill, sleep, start } from "./support/ServiceProcess.ts"
 import type { ServiceProcess } from "./support/ServiceProcess.ts"
 
@@ -59,14 +60,15 @@ interface Received {
   readonly at: number
 }
 
-/**
- * An SSE stream, parsed by hand off Node's http response: blocks end at a blank line; `id:`, `event:`
- * and `data:` lines are fields, lines starting with `:` comments (the heartbeat).
- */
+/** An SSE stream off Node's http response, read with the service's own reader (`SseReader`). */
 const openStream = async (base: string, path: string, key: string) => {
   const received: Array<Received> = []
-  const blocks: Array<string> = []
-  const state = { heartbeats: 0, ended: undefined as string | undefined }
+  const state = {
+    heartbeats: 0,
+    ended: undefined as string | undefined,
+    // `retry:` as read, with the number of events before it (the service sends it first).
+    retry: undefined as { readonly millis: number; readonly after: number } | undefined
+  }
   const request = http.get(`${base}${path}`, {
     headers: { accept: "text/event-stream", authorization: `Bearer ${key}` }
   })
@@ -77,29 +79,25 @@ const openStream = async (base: string, path: string, key: string) => {
   }
   assert.match(String(response.headers["content-type"]), /^text\/event-stream/)
   response.setEncoding("utf8")
-  let buffer = ""
-  response.on("data", (chunk: string) => {
-    const at = performance.now()
-    buffer += chunk.replace(/\r\n?/g, "\n")
-    for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
-      const block = buffer.slice(0, end)
-      buffer = buffer.slice(end + 2)
-      blocks.push(block)
-      const message = parseMessage(block)
-      if (message.data === undefined) {
-        if (message.comment && message.id === undefined && message.event === undefined) state.heartbeats++
-        continue // a heartbeat, or retry:
-      }
+  let at = 0
+  const read = SseReader.makeReader({
+    event: (message) => {
       const event = JSON.parse(message.data) as JobEvent
-      assert.strictEqual(message.id, String(event.position), block)
-      assert.strictEqual(message.event, event.type, block)
+      assert.strictEqual(message.id, String(event.position), message.data)
+      assert.strictEqual(message.event, event.type, message.data)
       received.push({ event, at })
-    }
+    },
+    retry: (after) => state.retry ??= { millis: Duration.toMillis(after), after: received.length },
+    comment: () => state.heartbeats++
+  })
+  response.on("data", (chunk: string) => {
+    at = performance.now()
+    read(chunk)
   })
   response.on("end", () => state.ended ??= "ended by the server")
   response.on("error", (error) => state.ended ??= `error: ${error.message}`)
   request.on("error", (error) => state.ended ??= `error: ${error.message}`)
-  return { received, blocks, state, close: () => request.destroy() }
+  return { received, state, close: () => request.destroy() }
 }
 
 type Stream = Awaited<ReturnType<typeof openStream>>
@@ -169,8 +167,8 @@ describe.skipIf(adminUrl === undefined)("event streams across two processes on P
         all.received.length >= before.length
         && one.received.length >= before.filter((e) => e.jobId === first.id).length)
       assert.deepStrictEqual(all.received.map((r) => r.event), before)
-      assert.strictEqual(all.blocks[0], "retry: 2000")
-      assert.strictEqual(one.blocks[0], "retry: 2000")
+      assert.deepStrictEqual(all.state.retry, { millis: 2000, after: 0 })
+      assert.deepStrictEqual(one.state.retry, { millis: 2000, after: 0 })
       // What B read at connect time is behind it: everything from here on was written while it was open.
       await sleep(500)
       const openAt = performance.now()

@@ -1,11 +1,12 @@
 import { Data, Duration, Effect, Redacted, Schedule, Schema, Stream } from "effect"
-import * as Sse from "effect/encoding/Sse"
+import type * as Sse from "effect/encoding/Sse"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { HttpApiClient } from "effect/http-api"
 import type { HttpClientError } from "effect/http/HttpClientError"
 import { listEvents, listJobEvents, PreviewApi } from "../http/JobsApi.ts"
 import { CursorExpired, Forbidden, InvalidRequest, NotFound, Unauthorized } from "../schema/ApiErrors.ts"
 import { JobEvent } from "../schema/JobEvent.ts"
+import * as SseReader from "./SseReader.ts"
 
 /**
  * A typed client of the service's API, derived from the same HttpApi definition the server runs
@@ -104,25 +105,21 @@ export const make = (options: ClientOptions) =>
                 ?? new Reconnect({ after: retryAfter > 0 ? Duration.seconds(retryAfter) : undefined })
             )
           }
-          const parsed: Array<Sse.AnyEvent> = []
-          const parser = Sse.makeParser((event) => parsed.push(event))
+          const parsed: Array<Sse.Event> = []
+          const read = SseReader.makeReader({
+            event: (event) => parsed.push(event),
+            retry: (after) => reconnectAfter = after
+          })
           return response.stream.pipe(
             // A connection that stays silent past its heartbeats is dead: it ends, and is opened again.
             Stream.timeout(idleTimeout),
             Stream.decodeText,
             Stream.map((text) => {
-              parser.feed(text)
+              read(text)
               return parsed.splice(0)
             }),
             Stream.flattenIterable,
-            Stream.mapEffect((event) => {
-              if (event._tag === "Retry") {
-                reconnectAfter = event.duration
-                return Effect.succeed(undefined)
-              }
-              return decodeEvent(event.data)
-            }),
-            Stream.filter((event): event is JobEvent => event !== undefined),
+            Stream.mapEffect((event) => decodeEvent(event.data)),
             Stream.map((event) => {
               cursor = event.position
               return event
