@@ -49,7 +49,7 @@ const JobServicesLive = Layer.mergeAll(RunnerLive, Idempotency.pruneLoop(), Jobs
       )
     ),
     Layer.provideMerge(Providers.layer),
-    Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layerStore))
+    Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layer))
   )
 
 // The store is built before the server listens: a request is never accepted before it can be served.

@@ -2,7 +2,7 @@ import { assert, layer } from "@effect/vitest"
 import { Effect, Layer, Schema } from "effect"
 import { execFile } from "node:child_process"
 import { Email } from "../src/schema/Waitlist.ts"
-import { layerStore, Waitlist } from "../src/services/waitlist/Waitlist.ts"
+import { layer as waitlistOnStore, Waitlist } from "../src/services/waitlist/Waitlist.ts"
 import * as TestDatabase from "./support/TestDatabase.ts"
 
 /** The command line as an operator runs it, in its own process, on the given store. */
@@ -68,7 +68,7 @@ const odd = [
   `plain.${run}@example.com`
 ]
 
-const store = layerStore().pipe(Layer.provideMerge(TestDatabase.layerWithEnv))
+const store = waitlistOnStore().pipe(Layer.provideMerge(TestDatabase.layerWithEnv))
 
 layer(store, { excludeTestServices: true, timeout: "120 seconds" })(
   `the operator's command line (${TestDatabase.kind}, while the service holds the store)`,

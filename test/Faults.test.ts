@@ -9,7 +9,7 @@ import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join as joinPath } from "node:path"
 import { performance } from "node:perf_hooks"
-import { layerStore, Waitlist } from "../src/services/waitlist/Waitlist.ts"
+import { layer as waitlistOnStore, Waitlist } from "../src/services/waitlist/Waitlist.ts"
 import type { RawResponse } from "./support/Http.ts"
 import { baseUrl, join, serverWith } from "./support/Http.ts"
 import * as TcpProxy from "./support/TcpProxy.ts"
@@ -109,7 +109,7 @@ const serviceConfig = ConfigProvider.layer(Effect.gen(function*() {
  * starts in `initial` mode; the same `Waitlist` instance is exposed to the tests.
  */
 const stack = (initial: TcpProxy.Mode) => {
-  const waitlist = layerStore().pipe(Layer.provide(serviceConfig))
+  const waitlist = waitlistOnStore().pipe(Layer.provide(serviceConfig))
   return Layer.mergeAll(serverWith(waitlist), waitlist).pipe(Layer.provideMerge(fixture(initial)))
 }
 

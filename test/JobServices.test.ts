@@ -40,7 +40,7 @@ const stores = Layer.mergeAll(
   ApiKeys.layerTest
 ).pipe(
   Layer.provideMerge(Sandbox.layerTest),
-  Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layer)),
+  Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layerTest)),
   Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown(config)))
 )
 
@@ -52,7 +52,7 @@ const storesLive = Layer.mergeAll(
   ApiKeys.layerLive
 ).pipe(
   Layer.provideMerge(Sandbox.layerLive),
-  Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layerStore)),
+  Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layer)),
   Layer.provide(Migrations.layer),
   Layer.provideMerge(Database.layer),
   Layer.provide(TestDatabase.configLayer(config))

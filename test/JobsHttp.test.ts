@@ -541,9 +541,9 @@ const flakyKeys = Layer.effect(ApiKeys.ApiKeys)(Effect.gen(function*() {
 
 const flakyServices = Layer.merge(JobRunner.layer(), EventFeed.layer).pipe(
   Layer.provideMerge(Layer.mergeAll(flakyJobs, Idempotency.layerTest, flakyKeys, partsTest)),
-  Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layer)),
+  Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layerTest)),
   Layer.provide(Interpreter.layerTest()),
-  Layer.provide(JobRunner.engineMemory)
+  Layer.provide(JobRunner.engineTest)
 )
 
 layer(previewServerWith(flakyServices), { excludeTestServices: true })("the Job API when its store fails", (it) => {

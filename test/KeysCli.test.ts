@@ -40,7 +40,7 @@ const cli = (env: Record<string, string>, args: ReadonlyArray<string>) =>
 const store = TestDatabase.layerWithEnv
 const services = Layer.merge(JobRunner.layer(), EventFeed.layer).pipe(
   Layer.provideMerge(Layer.mergeAll(JobsLive.layerLive, Idempotency.layerLive, ApiKeys.layerLive, partsLive)),
-  Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layerStore)),
+  Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layer)),
   Layer.provide(Interpreter.layerLive),
   Layer.provide(JobRunner.engine),
   Layer.provide(Migrations.layer),

@@ -1,7 +1,7 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer, Schema, Stream } from "effect"
 import { Email } from "../src/schema/Waitlist.ts"
-import { layerStore, layerTest, Waitlist } from "../src/services/waitlist/Waitlist.ts"
+import { layer as waitlistOnStore, layerTest, Waitlist } from "../src/services/waitlist/Waitlist.ts"
 import * as TestDatabase from "./support/TestDatabase.ts"
 
 const email = Schema.decodeUnknownSync(Email)
@@ -106,7 +106,7 @@ const behaviour = (name: string, store: Layer.Layer<Waitlist, unknown>) =>
       }))
   })
 
-const live = layerStore().pipe(Layer.provide(TestDatabase.configLayer()))
+const live = waitlistOnStore().pipe(Layer.provide(TestDatabase.configLayer()))
 
 describe("Waitlist", () => {
   behaviour("Test layer (in memory)", layerTest)

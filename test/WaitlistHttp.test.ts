@@ -3,7 +3,7 @@ import { ConfigProvider, Effect, Layer, Stream } from "effect"
 import { request } from "node:http"
 import { connect } from "node:net"
 import { Unavailable } from "../src/schema/Errors.ts"
-import { layerStore, layerTest, Waitlist, withPause } from "../src/services/waitlist/Waitlist.ts"
+import { layer as waitlistOnStore, layerTest, Waitlist, withPause } from "../src/services/waitlist/Waitlist.ts"
 import { baseUrl, comparableHeaders, join, postJson, send, serverWith } from "./support/Http.ts"
 import type { RawResponse } from "./support/Http.ts"
 import { makeTestLayer } from "./support/makeTestLayer.ts"
@@ -414,7 +414,7 @@ layer(
     }))
 })
 
-const live = layerStore().pipe(Layer.provide(TestDatabase.configLayer()))
+const live = waitlistOnStore().pipe(Layer.provide(TestDatabase.configLayer()))
 
 layer(serverWith(live).pipe(Layer.provideMerge(live)), { excludeTestServices: true })(
   `POST /v1/waitlist (Live layer on ${TestDatabase.kind})`,

@@ -14,7 +14,7 @@ const unauthorized = new Unauthorized({
   message: "A valid API key is required: send it as Authorization: Bearer <API_KEY>."
 })
 
-export const layer = Layer.effect(Authentication)(Effect.gen(function*() {
+export const AuthenticationLive = Layer.effect(Authentication)(Effect.gen(function*() {
   const keys = yield* ApiKeys
   return Authentication.of({
     bearer: (httpEffect, { credential, endpoint }) =>

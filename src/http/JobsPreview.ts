@@ -28,7 +28,7 @@ export const PreviewRoutesLive = Layer.mergeAll(
   HttpApiBuilder.layer(PreviewApi, { openapiPath: "/openapi.json" }).pipe(
     Layer.provide(WaitlistHttpLive),
     Layer.provide(JobsHttpLive),
-    Layer.provide([AuthenticationHttp.layer, GuardedLive, IdempotentLive, RequestDecodingLive])
+    Layer.provide([AuthenticationHttp.AuthenticationLive, GuardedLive, IdempotentLive, RequestDecodingLive])
   ),
   HttpApiScalar.layer(PreviewApi, docsOptions),
   OtherRoutesLive

@@ -61,9 +61,9 @@ export const servicesTest = (
 ) =>
   Layer.merge(JobRunner.layer({ sweepInterval: "1 second" }), EventFeed.layer).pipe(
     Layer.provideMerge(Layer.mergeAll(JobsTest.layerTest, Idempotency.layerTest, ApiKeys.layerTest, parts)),
-    Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layer)),
+    Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layerTest)),
     Layer.provide(interpreter),
-    Layer.provideMerge(JobRunner.engineMemory),
+    Layer.provideMerge(JobRunner.engineTest),
     // Only when given: otherwise the suite's own configuration stands.
     (services) =>
       Object.keys(config).length === 0
@@ -78,7 +78,7 @@ export const servicesLive = (
 ) =>
   Layer.merge(JobRunner.layer({ sweepInterval: "1 second" }), EventFeed.layer).pipe(
     Layer.provideMerge(Layer.mergeAll(JobsLive.layerLive, Idempotency.layerLive, ApiKeys.layerLive, partsLive)),
-    Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layerStore)),
+    Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layer)),
     Layer.provide(interpreter),
     Layer.provideMerge(JobRunner.engine),
     Layer.provide(Migrations.layer),

@@ -17,7 +17,7 @@ import * as Work from "./Work.ts"
 
 /**
  * The work of one run of a revision of a Job (`JobLifecycle.RunRef`), run by effect/workflow's engine:
- * with effect/cluster's SQL storage on PostgreSQL (`engineSql`), each step is recorded in the same
+ * with effect/cluster's SQL storage on PostgreSQL (`engineLive`), each step is recorded in the same
  * database, so that after a crash the engine delivers the run again and it goes on from its last
  * recorded step, in whichever process then holds the Job's shard.
  *
@@ -39,7 +39,7 @@ const maxSteps = 500
 const storeRetry = Schedule.min([Schedule.exponential(Duration.millis(200), 2), Schedule.spaced(Duration.seconds(30))])
 
 /** Registers `JobRun`'s body with the engine. */
-export const layerWorkflow = JobRun.toLayer(Effect.fnUntraced(function*(ref) {
+const workflow = JobRun.toLayer(Effect.fnUntraced(function*(ref) {
   const work = yield* Work.Work
   for (let step = 1; step <= maxSteps; step++) {
     // At least once, like every activity: a step run again after a crash changes nothing twice.
@@ -68,7 +68,7 @@ export const layerWorkflow = JobRun.toLayer(Effect.fnUntraced(function*(ref) {
  * `sweepInterval`) for the runs Jobs still need (a signal lost with its process is found then) and for
  * proposals past their expiry. Starting is idempotent: the run's id is its Job, revision and run.
  */
-export const layerSignals = (options: { readonly sweepInterval?: Duration.Input | undefined } = {}) =>
+const starts = (options: { readonly sweepInterval?: Duration.Input | undefined } = {}) =>
   Layer.effectDiscard(Effect.gen(function*() {
     const jobs = yield* Jobs
     const proposals = yield* Proposals
@@ -118,19 +118,19 @@ export const inBackground = <E, R>(runner: Layer.Layer<never, E, R>) =>
 
 /** The runner on whichever `WorkflowEngine` is provided. */
 export const layer = (options: { readonly sweepInterval?: Duration.Input | undefined } = {}) =>
-  Layer.merge(layerWorkflow, layerSignals(options)).pipe(Layer.provide(Work.layer))
+  Layer.merge(workflow, starts(options)).pipe(Layer.provide(Work.layer))
 
 /**
  * The engine on effect/cluster's SQL storage, in the store's own database: one runner in this
  * process; several processes share the work through the database (shards are held with advisory locks).
  */
-export const engineSql = ClusterWorkflowEngine.layer.pipe(
+export const engineLive = ClusterWorkflowEngine.layer.pipe(
   Layer.provideMerge(SingleRunner.layer({ runnerStorage: "sql" })),
   Layer.provide(NodeCrypto.layerDigest)
 )
 
 /** The engine in memory: the same runs, kept for the life of the process. */
-export const engineMemory = WorkflowEngine.layerMemory
+export const engineTest = WorkflowEngine.layerMemory
 
 /**
  * The engine for the configured store: SQL storage on PostgreSQL (`DATABASE_URL`); in memory on the
@@ -139,5 +139,5 @@ export const engineMemory = WorkflowEngine.layerMemory
  */
 export const engine = Layer.unwrap(Effect.gen(function*() {
   const { url } = yield* DatabaseConfig
-  return Option.isSome(url) ? engineSql : engineMemory
+  return Option.isSome(url) ? engineLive : engineTest
 }))

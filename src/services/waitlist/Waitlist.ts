@@ -143,7 +143,7 @@ export const layerLive = Layer.effect(Waitlist)(Effect.gen(function*() {
  * The Live waitlist on its migrated store, with the store's `SqlClient`: as the service opens it
  * (`Database.layer`, the default) or as a command borrows it (`Database.layerCommand`).
  */
-export const layerStore = (database: typeof Database.layer = Database.layer) =>
+export const layer = (database: typeof Database.layer = Database.layer) =>
   layerLive.pipe(Layer.provide(Migrations.layer), Layer.provideMerge(database))
 
 /** In memory, with the semantics of `layerLive`: one member per key, first spelling kept, ordered. */
