@@ -106,22 +106,15 @@ export class ProposalExpired extends Schema.Error<ProposalExpired>("ProposalExpi
   override readonly [ErrorReporter.ignore] = true
 }
 
-/** 409: another request with the same `Idempotency-Key` is in progress. Sent with `Retry-After`. */
-export class IdempotencyKeyInUse extends Schema.Error<IdempotencyKeyInUse>("IdempotencyKeyInUse")({
-  message: Schema.String,
-  retryAfter: RetryAfterSeconds
-}, { httpApiStatus: 409 }) {
-  override readonly [ErrorReporter.ignore] = true
-}
-
 const retryAfterHeader = Schema.NumberFromString.annotate({
   description: "Whole seconds to wait before retrying."
 }).pipe(Schema.decodeTo(RetryAfterSeconds))
 
 /**
- * `IdempotencyKeyInUse` as the OpenAPI document shows it: a 409 shares its status with
- * `invalid_state` and `revision_mismatch`, and an HttpApi response with headers cannot share one, so
- * its `Retry-After` is described rather than declared.
+ * 409 `idempotency_key_in_use`, sent with `Retry-After`, as the OpenAPI document shows it: a 409
+ * shares its status with `invalid_state` and `revision_mismatch`, and an HttpApi response with headers
+ * cannot share one, so `Idempotent` writes this answer itself and its `Retry-After` is described
+ * rather than declared.
  */
 export const IdempotencyKeyInUseBody = body("idempotency_key_in_use", "IdempotencyKeyInUse").annotate({
   description: "A request with this Idempotency-Key is in progress; retry after the seconds in Retry-After.",

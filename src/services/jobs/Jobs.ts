@@ -17,7 +17,8 @@ import * as Pruning from "../store/Pruning.ts"
 import { HistoryPruned, RejectedInput, UnknownJob } from "./JobErrors.ts"
 import type { StaleRevision, WrongState } from "./JobErrors.ts"
 import * as JobLifecycle from "./JobLifecycle.ts"
-import type { JobRecord, RunRef } from "./JobRecord.ts"
+import type { Change, JobRecord, RunRef } from "./JobRecord.ts"
+import type { JobStore } from "./JobStore.ts"
 
 export interface EventPageOptions {
   /** Only this Job's events (`UnknownJob` when the account has no such Job). */
@@ -150,4 +151,29 @@ export const withAsOf = (job: Job, position: number): JobAsOf => ({
 export const toInterpretInput = (record: JobRecord): InterpretInput => ({
   ...JobLifecycle.interpretInput(record),
   createdAt: DateTime.makeUnsafe(record.createdAt)
+})
+
+/** A change's Job, as the API shows it. */
+export const viewOf = <E, R>(effect: Effect.Effect<Change, E, R>) =>
+  Effect.map(effect, (change) => JobLifecycle.toView(change.record))
+
+/**
+ * The commands that change a Job, the same for both layers: a rule of `JobLifecycle` applied through
+ * the store's one write path (`JobStore.mutate`).
+ */
+export const commands = (mutate: JobStore["Service"]["mutate"]) => ({
+  changeConstraints: (accountId: AccountId, id: string, input: ChangeConstraintsRequest) =>
+    viewOf(mutate(accountId, id, (record, now) => JobLifecycle.changeConstraints(record, input, now))),
+  answer: (accountId: AccountId, id: string, input: AnswerQuestionsRequest) =>
+    viewOf(mutate(accountId, id, (record, now) => JobLifecycle.answer(record, input, now))),
+  cancel: (accountId: AccountId, id: string) => viewOf(mutate(accountId, id, JobLifecycle.cancel)),
+  recordInterpretation: (ref: RunRef, interpretation: Interpretation) =>
+    mutate(
+      ref.accountId,
+      ref.jobId,
+      (record, now) => Result.succeed(JobLifecycle.interpreted(record, ref.revision, interpretation, now))
+    ).pipe(
+      Effect.map((change) => change.events.length > 0),
+      Effect.catchIf(isNotFound, () => Effect.succeed(false))
+    )
 })

@@ -1,4 +1,4 @@
-import { Duration, Effect, Layer, Option, Result } from "effect"
+import { Duration, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import type { AccountId } from "../../schema/ApiKey.ts"
 import type { CreateJobRequest, Job, JobId } from "../../schema/Job.ts"
@@ -7,19 +7,8 @@ import * as StoreGuard from "../store/StoreGuard.ts"
 import * as JobFold from "./JobFold.ts"
 import * as JobLifecycle from "./JobLifecycle.ts"
 import { fromStored } from "./JobRecord.ts"
-import type { Change } from "./JobRecord.ts"
 import type { EventPageOptions } from "./Jobs.ts"
-import {
-  cursorExpired,
-  decodeCursor,
-  encodeCursor,
-  EventsConfig,
-  isNotFound,
-  Jobs,
-  noView,
-  toInterpretInput,
-  withAsOf
-} from "./Jobs.ts"
+import { commands, cursorExpired, decodeCursor, encodeCursor, EventsConfig, isNotFound, Jobs, noView, toInterpretInput, withAsOf } from "./Jobs.ts"
 import * as JobStore from "./JobStore.ts"
 import { eventsPerTransaction, notFound, nowIso } from "./JobStore.ts"
 
@@ -70,9 +59,6 @@ const live = Layer.effect(Jobs)(Effect.gen(function*() {
     })
 
   const mutate = store.mutate
-
-  const view = <E>(effect: Effect.Effect<Change, E>) =>
-    Effect.map(effect, (change) => JobLifecycle.toView(change.record))
 
   /** The highest position pruned from the account's events (0 when none was). */
   const prunedThrough = (accountId: AccountId) =>
@@ -166,6 +152,7 @@ const live = Layer.effect(Jobs)(Effect.gen(function*() {
     SELECT count(*)::int AS pruned FROM gone`.pipe(Effect.map(([row]) => row?.pruned ?? 0))
 
   return {
+    ...commands(mutate),
     create,
     get: (accountId, id) => guard(Effect.map(find(accountId, id), JobLifecycle.toView)),
     view: (accountId, id, point) => guard(pointInTime(accountId, id, point)),
@@ -184,11 +171,6 @@ const live = Layer.effect(Jobs)(Effect.gen(function*() {
           nextCursor: rows.length > options.limit ? encodeCursor(Number(page[page.length - 1]!.seq)) : null
         }
       })),
-    changeConstraints: (accountId, id, input) =>
-      view(mutate(accountId, id, (record, now) => JobLifecycle.changeConstraints(record, input, now))),
-    answer: (accountId, id, input) =>
-      view(mutate(accountId, id, (record, now) => JobLifecycle.answer(record, input, now))),
-    cancel: (accountId, id) => view(mutate(accountId, id, JobLifecycle.cancel)),
     events: (accountId, id) =>
       guard(Effect.gen(function*() {
         yield* find(accountId, id)
@@ -226,15 +208,6 @@ const live = Layer.effect(Jobs)(Effect.gen(function*() {
             : Option.none()
         ),
         Effect.catchIf(isNotFound, () => Effect.succeedNone)
-      ),
-    recordInterpretation: (ref, interpretation) =>
-      mutate(
-        ref.accountId,
-        ref.jobId,
-        (record, now) => Result.succeed(JobLifecycle.interpreted(record, ref.revision, interpretation, now))
-      ).pipe(
-        Effect.map((change) => change.events.length > 0),
-        Effect.catchIf(isNotFound, () => Effect.succeed(false))
       )
   }
 }))

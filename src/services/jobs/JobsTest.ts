@@ -4,19 +4,8 @@ import type { JobAsOf, JobEvent, ViewPoint } from "../../schema/JobEvent.ts"
 import type { HistoryPruned, UnknownJob } from "./JobErrors.ts"
 import * as JobFold from "./JobFold.ts"
 import * as JobLifecycle from "./JobLifecycle.ts"
-import type { Change } from "./JobRecord.ts"
 import type { EventPageOptions, EventRead } from "./Jobs.ts"
-import {
-  cursorExpired,
-  decodeCursor,
-  encodeCursor,
-  EventsConfig,
-  isNotFound,
-  Jobs,
-  noView,
-  toInterpretInput,
-  withAsOf
-} from "./Jobs.ts"
+import { commands, cursorExpired, decodeCursor, encodeCursor, EventsConfig, Jobs, noView, toInterpretInput, withAsOf } from "./Jobs.ts"
 import type { MemoryState } from "./JobStore.ts"
 import * as JobStore from "./JobStore.ts"
 import { findIn, MemoryJobs, notFound, nowIso } from "./JobStore.ts"
@@ -42,9 +31,6 @@ const memory = Layer.effect(Jobs)(Effect.gen(function*() {
   const { retention } = yield* EventsConfig
   const find = findIn
   const mutate = store.mutate
-
-  const view = <E>(effect: Effect.Effect<Change, E>) =>
-    Effect.map(effect, (change) => JobLifecycle.toView(change.record))
 
   const pointInTime = (
     current: MemoryState,
@@ -114,6 +100,7 @@ const memory = Layer.effect(Jobs)(Effect.gen(function*() {
   }
 
   return {
+    ...commands(mutate),
     create: (accountId, input) =>
       Effect.gen(function*() {
         const change = JobLifecycle.create(JobLifecycle.newJobId(), accountId, input, yield* nowIso)
@@ -144,11 +131,6 @@ const memory = Layer.effect(Jobs)(Effect.gen(function*() {
           nextCursor: rows.length > options.limit ? encodeCursor(page[page.length - 1]!.seq) : null
         }
       }),
-    changeConstraints: (accountId, id, input) =>
-      view(mutate(accountId, id, (record, now) => JobLifecycle.changeConstraints(record, input, now))),
-    answer: (accountId, id, input) =>
-      view(mutate(accountId, id, (record, now) => JobLifecycle.answer(record, input, now))),
-    cancel: (accountId, id) => view(mutate(accountId, id, JobLifecycle.cancel)),
     events: (accountId, id) =>
       Effect.flatMap(Ref.get(state), (current) =>
         find(current, accountId, id) === undefined
@@ -175,16 +157,7 @@ const memory = Layer.effect(Jobs)(Effect.gen(function*() {
         return entry !== undefined && entry.record.status === "interpreting" && entry.record.revision === ref.revision
           ? Option.some(toInterpretInput(entry.record))
           : Option.none()
-      }),
-    recordInterpretation: (ref, interpretation) =>
-      mutate(
-        ref.accountId,
-        ref.jobId,
-        (record, now) => Result.succeed(JobLifecycle.interpreted(record, ref.revision, interpretation, now))
-      ).pipe(
-        Effect.map((change) => change.events.length > 0),
-        Effect.catchIf(isNotFound, () => Effect.succeed(false))
-      )
+      })
   }
 }))
 
