@@ -8,7 +8,18 @@ import * as JobFold from "./JobFold.ts"
 import * as JobLifecycle from "./JobLifecycle.ts"
 import { fromStored } from "./JobRecord.ts"
 import type { EventPageOptions } from "./Jobs.ts"
-import { commands, cursorExpired, decodeCursor, encodeCursor, EventsConfig, isNotFound, Jobs, noView, toInterpretInput, withAsOf } from "./Jobs.ts"
+import {
+  commands,
+  cursorExpired,
+  decodeCursor,
+  encodeCursor,
+  EventsConfig,
+  isNotFound,
+  Jobs,
+  noView,
+  toInterpretInput,
+  withAsOf
+} from "./Jobs.ts"
 import * as JobStore from "./JobStore.ts"
 import { eventsPerTransaction, notFound, nowIso } from "./JobStore.ts"
 

@@ -5,7 +5,17 @@ import type { HistoryPruned, UnknownJob } from "./JobErrors.ts"
 import * as JobFold from "./JobFold.ts"
 import * as JobLifecycle from "./JobLifecycle.ts"
 import type { EventPageOptions, EventRead } from "./Jobs.ts"
-import { commands, cursorExpired, decodeCursor, encodeCursor, EventsConfig, Jobs, noView, toInterpretInput, withAsOf } from "./Jobs.ts"
+import {
+  commands,
+  cursorExpired,
+  decodeCursor,
+  encodeCursor,
+  EventsConfig,
+  Jobs,
+  noView,
+  toInterpretInput,
+  withAsOf
+} from "./Jobs.ts"
 import type { MemoryState } from "./JobStore.ts"
 import * as JobStore from "./JobStore.ts"
 import { findIn, MemoryJobs, notFound, nowIso } from "./JobStore.ts"
