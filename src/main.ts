@@ -2,8 +2,9 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Effect, Exit, Layer, Logger, Runtime } from "effect"
 import * as JobsPreview from "./http/JobsPreview.ts"
 import { NodeServerLive } from "./http/Server.ts"
-import * as ApiKeys from "./services/access/ApiKeys.ts"
+import * as ApiKeysLive from "./services/access/ApiKeysLive.ts"
 import * as Idempotency from "./services/access/Idempotency.ts"
+import * as IdempotencyLive from "./services/access/IdempotencyLive.ts"
 import * as EventFeed from "./services/events/EventFeed.ts"
 import * as EventSignal from "./services/events/EventSignal.ts"
 import * as Interpreter from "./services/interpreter/Interpreter.ts"
@@ -44,8 +45,8 @@ const JobServicesLive = Layer.mergeAll(RunnerLive, Idempotency.pruneLoop(), Jobs
         Approvals.layerLive,
         JobStore.layerLive,
         Verifier.layer,
-        Idempotency.layerLive,
-        ApiKeys.layerLive
+        IdempotencyLive.layerLive,
+        ApiKeysLive.layerLive
       )
     ),
     Layer.provideMerge(Providers.layer),

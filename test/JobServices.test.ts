@@ -6,8 +6,11 @@ import type { AccountId, ApiKeyId } from "../src/schema/ApiKey.ts"
 import { Unavailable } from "../src/schema/Errors.ts"
 import type { JobId } from "../src/schema/Job.ts"
 import type { ProposalHash } from "../src/schema/Proposal.ts"
-import * as ApiKeys from "../src/services/access/ApiKeys.ts"
+import * as ApiKeysLive from "../src/services/access/ApiKeysLive.ts"
+import * as ApiKeysTest from "../src/services/access/ApiKeysTest.ts"
 import * as Idempotency from "../src/services/access/Idempotency.ts"
+import * as IdempotencyLive from "../src/services/access/IdempotencyLive.ts"
+import * as IdempotencyTest from "../src/services/access/IdempotencyTest.ts"
 import * as EventSignal from "../src/services/events/EventSignal.ts"
 import type { Interpretation } from "../src/services/interpreter/Interpreter.ts"
 import * as Approvals from "../src/services/jobs/Approvals.ts"
@@ -36,8 +39,8 @@ const stores = Layer.mergeAll(
   JobsTest.layerTest,
   Proposals.layerTest,
   Approvals.layerTest,
-  Idempotency.layerTest,
-  ApiKeys.layerTest
+  IdempotencyTest.layerTest,
+  ApiKeysTest.layerTest
 ).pipe(
   Layer.provideMerge(Sandbox.layerTest),
   Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layerTest)),
@@ -48,8 +51,8 @@ const storesLive = Layer.mergeAll(
   JobsLive.layerLive,
   Proposals.layerLive,
   Approvals.layerLive,
-  Idempotency.layerLive,
-  ApiKeys.layerLive
+  IdempotencyLive.layerLive,
+  ApiKeysLive.layerLive
 ).pipe(
   Layer.provideMerge(Sandbox.layerLive),
   Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layer)),

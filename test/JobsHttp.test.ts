@@ -3,7 +3,9 @@ import { Effect, Layer, Option, Redacted } from "effect"
 import { fingerprintOf } from "../src/http/JobsMiddlewareHttp.ts"
 import { Unavailable } from "../src/schema/Errors.ts"
 import * as ApiKeys from "../src/services/access/ApiKeys.ts"
+import * as ApiKeysTest from "../src/services/access/ApiKeysTest.ts"
 import * as Idempotency from "../src/services/access/Idempotency.ts"
+import * as IdempotencyTest from "../src/services/access/IdempotencyTest.ts"
 import * as EventFeed from "../src/services/events/EventFeed.ts"
 import * as EventSignal from "../src/services/events/EventSignal.ts"
 import * as Interpreter from "../src/services/interpreter/Interpreter.ts"
@@ -537,10 +539,10 @@ const flakyKeys = Layer.effect(ApiKeys.ApiKeys)(Effect.gen(function*() {
         ? Effect.die(new Error("a bug"))
         : keys.authenticate(key)
   }
-})).pipe(Layer.provide(ApiKeys.layerTest))
+})).pipe(Layer.provide(ApiKeysTest.layerTest))
 
 const flakyServices = Layer.merge(JobRunner.layer(), EventFeed.layer).pipe(
-  Layer.provideMerge(Layer.mergeAll(flakyJobs, Idempotency.layerTest, flakyKeys, partsTest)),
+  Layer.provideMerge(Layer.mergeAll(flakyJobs, IdempotencyTest.layerTest, flakyKeys, partsTest)),
   Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layerTest)),
   Layer.provide(Interpreter.layerTest()),
   Layer.provide(JobRunner.engineTest)

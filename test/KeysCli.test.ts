@@ -1,8 +1,8 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { execFile } from "node:child_process"
-import * as ApiKeys from "../src/services/access/ApiKeys.ts"
-import * as Idempotency from "../src/services/access/Idempotency.ts"
+import * as ApiKeysLive from "../src/services/access/ApiKeysLive.ts"
+import * as IdempotencyLive from "../src/services/access/IdempotencyLive.ts"
 import * as EventFeed from "../src/services/events/EventFeed.ts"
 import * as EventSignal from "../src/services/events/EventSignal.ts"
 import * as Interpreter from "../src/services/interpreter/Interpreter.ts"
@@ -39,7 +39,7 @@ const cli = (env: Record<string, string>, args: ReadonlyArray<string>) =>
 // The same layer value twice: built once, so both see one store.
 const store = TestDatabase.layerWithEnv
 const services = Layer.merge(JobRunner.layer(), EventFeed.layer).pipe(
-  Layer.provideMerge(Layer.mergeAll(JobsLive.layerLive, Idempotency.layerLive, ApiKeys.layerLive, partsLive)),
+  Layer.provideMerge(Layer.mergeAll(JobsLive.layerLive, IdempotencyLive.layerLive, ApiKeysLive.layerLive, partsLive)),
   Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layer)),
   Layer.provide(Interpreter.layerLive),
   Layer.provide(JobRunner.engine),

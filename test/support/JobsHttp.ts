@@ -4,7 +4,11 @@ import { PreviewHttpLive } from "../../src/http/JobsPreview.ts"
 import { makeNodeServer } from "../../src/http/Server.ts"
 import type { Scope } from "../../src/schema/ApiKey.ts"
 import * as ApiKeys from "../../src/services/access/ApiKeys.ts"
-import * as Idempotency from "../../src/services/access/Idempotency.ts"
+import * as ApiKeysLive from "../../src/services/access/ApiKeysLive.ts"
+import * as ApiKeysTest from "../../src/services/access/ApiKeysTest.ts"
+import type * as Idempotency from "../../src/services/access/Idempotency.ts"
+import * as IdempotencyLive from "../../src/services/access/IdempotencyLive.ts"
+import * as IdempotencyTest from "../../src/services/access/IdempotencyTest.ts"
 import * as EventFeed from "../../src/services/events/EventFeed.ts"
 import * as EventSignal from "../../src/services/events/EventSignal.ts"
 import * as Interpreter from "../../src/services/interpreter/Interpreter.ts"
@@ -60,7 +64,7 @@ export const servicesTest = (
   > = partsTest
 ) =>
   Layer.merge(JobRunner.layer({ sweepInterval: "1 second" }), EventFeed.layer).pipe(
-    Layer.provideMerge(Layer.mergeAll(JobsTest.layerTest, Idempotency.layerTest, ApiKeys.layerTest, parts)),
+    Layer.provideMerge(Layer.mergeAll(JobsTest.layerTest, IdempotencyTest.layerTest, ApiKeysTest.layerTest, parts)),
     Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layerTest)),
     Layer.provide(interpreter),
     Layer.provideMerge(JobRunner.engineTest),
@@ -77,7 +81,7 @@ export const servicesLive = (
   config: Record<string, string> = {}
 ) =>
   Layer.merge(JobRunner.layer({ sweepInterval: "1 second" }), EventFeed.layer).pipe(
-    Layer.provideMerge(Layer.mergeAll(JobsLive.layerLive, Idempotency.layerLive, ApiKeys.layerLive, partsLive)),
+    Layer.provideMerge(Layer.mergeAll(JobsLive.layerLive, IdempotencyLive.layerLive, ApiKeysLive.layerLive, partsLive)),
     Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layer)),
     Layer.provide(interpreter),
     Layer.provideMerge(JobRunner.engine),

@@ -1,0 +1,64 @@
+import { Clock, Effect, Layer, Option, Redacted, Ref } from "effect"
+import type { AccountId, ApiKeyId, Principal } from "../../schema/ApiKey.ts"
+import { keyPattern } from "../../schema/ApiKey.ts"
+import type { IssuedKey, KeyInfo, UnknownKey } from "./ApiKeys.ts"
+import { ApiKeys, hash, keyNotFound, newId, newKey, normalise } from "./ApiKeys.ts"
+
+interface StoredKey extends KeyInfo {
+  readonly hash: string
+}
+
+/** In memory, with the semantics of `layerLive`. */
+export const layerTest = Layer.effect(ApiKeys)(Effect.gen(function*() {
+  interface State {
+    readonly accounts: Map<string, AccountId>
+    readonly keys: Map<string, StoredKey>
+  }
+  const state = yield* Ref.make<State>({ accounts: new Map(), keys: new Map() })
+  const info = ({ hash: _hash, ...key }: StoredKey): KeyInfo => key
+
+  return {
+    create: (options) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        Ref.modify(state, ({ accounts, keys }) => {
+          const accountId = accounts.get(options.account) ?? newId("acct") as AccountId
+          const key = newKey()
+          const stored: StoredKey = {
+            id: newId("key") as ApiKeyId,
+            accountId,
+            account: options.account,
+            scopes: normalise(options.scopes),
+            createdAt: new Date(now),
+            revokedAt: null,
+            hash: Buffer.from(hash(key)).toString("hex")
+          }
+          const issued: IssuedKey = { ...info(stored), key: Redacted.make(key) }
+          return [issued, {
+            accounts: new Map(accounts).set(options.account, accountId),
+            keys: new Map(keys).set(stored.id, stored)
+          }]
+        })),
+    list: Effect.map(Ref.get(state), ({ keys }) => Array.from(keys.values(), info)),
+    revoke: (id) =>
+      Effect.flatMap(
+        Clock.currentTimeMillis,
+        (now) =>
+          Ref.modify(state, (current): readonly [Effect.Effect<KeyInfo, UnknownKey>, State] => {
+            const key = current.keys.get(id)
+            if (key === undefined) return [Effect.fail(keyNotFound(id)), current]
+            const revoked = key.revokedAt === null ? { ...key, revokedAt: new Date(now) } : key
+            return [Effect.succeed(info(revoked)), { ...current, keys: new Map(current.keys).set(id, revoked) }]
+          })
+      ).pipe(Effect.flatten),
+    authenticate: (key) =>
+      Effect.map(Ref.get(state), ({ keys }) => {
+        const text = Redacted.value(key)
+        if (!keyPattern.test(text)) return Option.none()
+        const digest = Buffer.from(hash(text)).toString("hex")
+        const found = Array.from(keys.values()).find((k) => k.hash === digest && k.revokedAt === null)
+        return found === undefined
+          ? Option.none()
+          : Option.some<Principal>({ accountId: found.accountId, keyId: found.id, scopes: new Set(found.scopes) })
+      })
+  }
+}))

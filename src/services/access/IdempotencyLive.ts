@@ -1,0 +1,100 @@
+import { Duration, Effect, Exit, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { randomUUID } from "node:crypto"
+import type { AccountId } from "../../schema/ApiKey.ts"
+import * as StoreGuard from "../store/StoreGuard.ts"
+import type { Claim, StoredAnswer } from "./Idempotency.ts"
+import { Idempotency, IdempotencyConfig, inUse, reused } from "./Idempotency.ts"
+
+interface KeyRow {
+  readonly fingerprint: string
+  readonly status: number | null
+  readonly headers: string | null
+  readonly body: Uint8Array | null
+}
+
+const utf8 = new TextEncoder()
+const fromUtf8 = new TextDecoder()
+
+/** PostgreSQL. */
+export const layerLive = Layer.effect(Idempotency)(Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const guard = yield* StoreGuard.make("idempotency")
+  const config = yield* IdempotencyConfig
+  const ttlMillis = Duration.toMillis(config.claimTtl)
+  const retentionMillis = Duration.toMillis(config.retention)
+
+  // Takes the key when it is free: new, expired, or claimed by a request whose claim has lapsed.
+  const upsert = (accountId: AccountId, key: string, fingerprint: string, token: string) =>
+    sql<{ readonly token: string }>`
+      INSERT INTO idempotency_keys (account_id, key, fingerprint, token, claimed_until, expires_at)
+      VALUES (
+        ${accountId}, ${key}, ${fingerprint}, ${token},
+        now() + ${ttlMillis}::double precision * interval '1 millisecond',
+        now() + ${retentionMillis}::double precision * interval '1 millisecond'
+      )
+      ON CONFLICT (account_id, key) DO UPDATE SET
+        fingerprint = EXCLUDED.fingerprint, token = EXCLUDED.token, claimed_until = EXCLUDED.claimed_until,
+        expires_at = EXCLUDED.expires_at, created_at = now(), status = NULL, headers = NULL, body = NULL
+      WHERE idempotency_keys.expires_at <= now()
+        OR (idempotency_keys.status IS NULL AND idempotency_keys.claimed_until <= now())
+      RETURNING token`
+
+  const claim = (accountId: AccountId, key: string, fingerprint: string) =>
+    guard(Effect.gen(function*() {
+      const token = randomUUID()
+      // Twice at most: a row pruned between the two statements is free on the second try.
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const [claimed] = yield* upsert(accountId, key, fingerprint, token)
+        if (claimed?.token === token) return { _tag: "Claimed", claim: { accountId, key, token } } as const
+        const [row] = yield* sql<KeyRow>`
+          SELECT fingerprint, status, headers, body FROM idempotency_keys
+          WHERE account_id = ${accountId} AND key = ${key} AND expires_at > now()`
+        if (row === undefined) continue
+        if (row.fingerprint !== fingerprint) return yield* Effect.fail(reused)
+        if (row.status === null) return yield* Effect.fail(inUse)
+        return {
+          _tag: "Replay",
+          answer: {
+            status: row.status,
+            headers: JSON.parse(row.headers ?? "{}"),
+            body: fromUtf8.decode(row.body ?? new Uint8Array())
+          }
+        } as const
+      }
+      return yield* Effect.fail(inUse)
+    }))
+
+  const release = (claim: Claim) =>
+    guard(sql`
+      DELETE FROM idempotency_keys
+      WHERE account_id = ${claim.accountId} AND key = ${claim.key} AND token = ${claim.token} AND status IS NULL`)
+      .pipe(Effect.asVoid)
+
+  // The claim is checked with a plain read, and the key row written last: the operation's own first
+  // write (which locks its Job) then comes first in the transaction, which the events' positions rely on.
+  const complete = <E, R>(claim: Claim, operation: Effect.Effect<StoredAnswer, E, R>) =>
+    guard(sql.withTransaction(Effect.gen(function*() {
+      const [held] = yield* sql`
+        SELECT 1 FROM idempotency_keys
+        WHERE account_id = ${claim.accountId} AND key = ${claim.key} AND token = ${claim.token} AND status IS NULL`
+      if (held === undefined) return yield* Effect.fail(inUse)
+      const answer = yield* operation
+      const stored = yield* sql`
+        UPDATE idempotency_keys
+        SET status = ${answer.status}, headers = ${JSON.stringify(answer.headers)}, body = ${utf8.encode(answer.body)},
+          claimed_until = NULL
+        WHERE account_id = ${claim.accountId} AND key = ${claim.key} AND token = ${claim.token} AND status IS NULL
+        RETURNING 1`
+      if (stored.length === 0) return yield* Effect.fail(inUse)
+      return answer
+    }))).pipe(
+      Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : release(claim).pipe(Effect.ignore))
+    )
+
+  const prune = guard(sql<{ readonly n: number }>`
+    WITH pruned AS (DELETE FROM idempotency_keys WHERE expires_at <= now() RETURNING 1)
+    SELECT count(*)::int AS n FROM pruned`).pipe(Effect.map(([row]) => row?.n ?? 0))
+
+  return { claim, complete, release, prune }
+}))
