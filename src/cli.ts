@@ -3,12 +3,12 @@ import { Effect, Layer } from "effect"
 import { Command } from "effect/cli"
 import * as Cli from "./cli/Cli.ts"
 import * as ApiKeysLive from "./services/access/ApiKeysLive.ts"
-import * as Sandbox from "./services/providers/Sandbox.ts"
+import * as SandboxLive from "./services/providers/SandboxLive.ts"
 import * as Database from "./services/store/Database.ts"
 import * as Migrations from "./services/store/Migrations.ts"
-import * as Waitlist from "./services/waitlist/Waitlist.ts"
+import * as WaitlistLive from "./services/waitlist/WaitlistLive.ts"
 
-const StoreLive = Layer.mergeAll(Waitlist.layerLive, ApiKeysLive.layerLive, Sandbox.layerLive).pipe(
+const StoreLive = Layer.mergeAll(WaitlistLive.layerLive, ApiKeysLive.layerLive, SandboxLive.layerLive).pipe(
   Layer.provide(Migrations.layer),
   Layer.provideMerge(Database.layerCommand)
 )

@@ -11,18 +11,19 @@ import * as Interpreter from "./services/interpreter/Interpreter.ts"
 import * as Approvals from "./services/jobs/Approvals.ts"
 import * as Jobs from "./services/jobs/Jobs.ts"
 import * as JobsLive from "./services/jobs/JobsLive.ts"
-import * as JobStore from "./services/jobs/JobStore.ts"
+import * as JobStoreLive from "./services/jobs/JobStoreLive.ts"
 import * as JobWork from "./services/jobs/JobWork.ts"
-import * as Proposals from "./services/jobs/Proposals.ts"
+import * as ProposalsLive from "./services/jobs/ProposalsLive.ts"
 import * as Verifier from "./services/jobs/Verifier.ts"
 import * as Providers from "./services/providers/Configured.ts"
 import * as Database from "./services/store/Database.ts"
 import * as Migrations from "./services/store/Migrations.ts"
 import * as Waitlist from "./services/waitlist/Waitlist.ts"
+import * as WaitlistLive from "./services/waitlist/WaitlistLive.ts"
 
 const StoreLive = Migrations.layer.pipe(Layer.provideMerge(Database.layer))
 
-const WaitlistLive = Layer.merge(Waitlist.withPause(Waitlist.layerLive), Migrations.migrateOnStart)
+const WaitlistServiceLive = Layer.merge(Waitlist.withPause(WaitlistLive.layerLive), Migrations.migrateOnStart)
 
 // Built only with JOBS_API=preview: the Job API's stores, and its background work on the durable engine
 // (built in the background: the service starts while its database is down). The engine's modules are
@@ -41,9 +42,9 @@ const JobServicesLive = Layer.mergeAll(RunnerLive, Idempotency.pruneLoop(), Jobs
     Layer.provideMerge(
       Layer.mergeAll(
         JobsLive.layerLive,
-        Proposals.layerLive,
+        ProposalsLive.layerLive,
         Approvals.layerLive,
-        JobStore.layerLive,
+        JobStoreLive.layerLive,
         Verifier.layer,
         IdempotencyLive.layerLive,
         ApiKeysLive.layerLive
@@ -56,7 +57,7 @@ const JobServicesLive = Layer.mergeAll(RunnerLive, Idempotency.pruneLoop(), Jobs
 // The store is built before the server listens: a request is never accepted before it can be served.
 JobsPreview.layer(JobServicesLive).pipe(
   Layer.provide(NodeServerLive),
-  Layer.provide(WaitlistLive),
+  Layer.provide(WaitlistServiceLive),
   Layer.provide(StoreLive),
   Layer.provide(Logger.layer([Logger.consoleJson])),
   Layer.launch,

@@ -7,7 +7,7 @@ import * as Interpreter from "../src/services/interpreter/Interpreter.ts"
 import * as JobRunner from "../src/services/jobs/JobRunner.ts"
 import * as Jobs from "../src/services/jobs/Jobs.ts"
 import { ProviderPermanent, Providers, ProviderTransient } from "../src/services/providers/Provider.ts"
-import * as Sandbox from "../src/services/providers/Sandbox.ts"
+import * as SandboxTest from "../src/services/providers/SandboxTest.ts"
 import { partsTestWith, servicesLive, servicesTest } from "./support/JobsHttp.ts"
 import type { JobServices } from "./support/JobsHttp.ts"
 import * as TestDatabase from "./support/TestDatabase.ts"
@@ -128,7 +128,7 @@ const quoting = (mode: { readonly failures: number } | "refused") =>
         return sandbox.quote(request)
       }
     }
-  })).pipe(Layer.provideMerge(Sandbox.layerTest))
+  })).pipe(Layer.provideMerge(SandboxTest.layerTest))
 
 layer(servicesTest(undefined, {}, partsTestWith(quoting({ failures: 3 }))), {
   timeout: "60 seconds",

@@ -21,9 +21,13 @@ import * as JobsLive from "../src/services/jobs/JobsLive.ts"
 import * as JobsTest from "../src/services/jobs/JobsTest.ts"
 import * as JobWork from "../src/services/jobs/JobWork.ts"
 import * as Proposals from "../src/services/jobs/Proposals.ts"
+import * as ProposalsLive from "../src/services/jobs/ProposalsLive.ts"
+import * as ProposalsTest from "../src/services/jobs/ProposalsTest.ts"
 import * as WorkRules from "../src/services/jobs/WorkRules.ts"
 import { Providers } from "../src/services/providers/Provider.ts"
 import * as Sandbox from "../src/services/providers/Sandbox.ts"
+import * as SandboxLive from "../src/services/providers/SandboxLive.ts"
+import * as SandboxTest from "../src/services/providers/SandboxTest.ts"
 import * as Database from "../src/services/store/Database.ts"
 import * as Migrations from "../src/services/store/Migrations.ts"
 import * as TestDatabase from "./support/TestDatabase.ts"
@@ -37,24 +41,24 @@ const config = { IDEMPOTENCY_CLAIM_TTL: "1 second", IDEMPOTENCY_RETENTION: "3 se
 
 const stores = Layer.mergeAll(
   JobsTest.layerTest,
-  Proposals.layerTest,
+  ProposalsTest.layerTest,
   Approvals.layerTest,
   IdempotencyTest.layerTest,
   ApiKeysTest.layerTest
 ).pipe(
-  Layer.provideMerge(Sandbox.layerTest),
+  Layer.provideMerge(SandboxTest.layerTest),
   Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layerTest)),
   Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown(config)))
 )
 
 const storesLive = Layer.mergeAll(
   JobsLive.layerLive,
-  Proposals.layerLive,
+  ProposalsLive.layerLive,
   Approvals.layerLive,
   IdempotencyLive.layerLive,
   ApiKeysLive.layerLive
 ).pipe(
-  Layer.provideMerge(Sandbox.layerLive),
+  Layer.provideMerge(SandboxLive.layerLive),
   Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layer)),
   Layer.provide(Migrations.layer),
   Layer.provideMerge(Database.layer),

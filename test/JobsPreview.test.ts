@@ -3,7 +3,7 @@ import { assert, expect, layer } from "@effect/vitest"
 import { ConfigProvider, Effect, Exit, Layer } from "effect"
 import * as JobsPreview from "../src/http/JobsPreview.ts"
 import { makeNodeServer } from "../src/http/Server.ts"
-import * as Waitlist from "../src/services/waitlist/Waitlist.ts"
+import * as WaitlistTest from "../src/services/waitlist/WaitlistTest.ts"
 import { baseUrl, comparableHeaders, send, serverWith } from "./support/Http.ts"
 import type { RawRequest, RawResponse } from "./support/Http.ts"
 import { previewServerWith, servicesTest } from "./support/JobsHttp.ts"
@@ -51,7 +51,7 @@ const answersLikeAnUnknownPath = Effect.gen(function*() {
   for (const [probe, twin] of probes) expectSameAnswer(yield* send(url, probe), yield* send(url, twin))
 })
 
-layer(serverWith(Waitlist.layerTest), { excludeTestServices: true })("the Job API with the preview off", (it) => {
+layer(serverWith(WaitlistTest.layerTest), { excludeTestServices: true })("the Job API with the preview off", (it) => {
   it.effect("answers its paths exactly as any unknown path, byte for byte", () => answersLikeAnUnknownPath)
 
   it.effect("leaves it out of the OpenAPI document", () =>
@@ -65,7 +65,7 @@ layer(serverWith(Waitlist.layerTest), { excludeTestServices: true })("the Job AP
 /** The service's HTTP layer as `main.ts` builds it, under the given environment. */
 const served = (env: Record<string, string>) =>
   JobsPreview.layer(servicesTest()).pipe(
-    Layer.provide(Waitlist.layerTest),
+    Layer.provide(WaitlistTest.layerTest),
     Layer.provideMerge(NodeHttpServer.layer(() => makeNodeServer(), { host: "127.0.0.1", port: 0 })),
     Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown(env)))
   )

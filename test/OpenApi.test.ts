@@ -1,6 +1,6 @@
 import { assert, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { layerTest } from "../src/services/waitlist/Waitlist.ts"
+import { layerTest } from "../src/services/waitlist/WaitlistTest.ts"
 import { baseUrl, send, serverWith } from "./support/Http.ts"
 
 layer(serverWith(layerTest), { excludeTestServices: true })("the published contract", (it) => {

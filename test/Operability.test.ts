@@ -1,7 +1,8 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { Unavailable } from "../src/schema/Errors.ts"
-import { layerTest, Waitlist } from "../src/services/waitlist/Waitlist.ts"
+import { Waitlist } from "../src/services/waitlist/Waitlist.ts"
+import { layerTest } from "../src/services/waitlist/WaitlistTest.ts"
 import { baseUrl, join, send, serverWith } from "./support/Http.ts"
 import { makeTestLayer } from "./support/makeTestLayer.ts"
 

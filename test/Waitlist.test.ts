@@ -1,7 +1,9 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer, Schema, Stream } from "effect"
 import { Email } from "../src/schema/Waitlist.ts"
-import { layer as waitlistOnStore, layerTest, Waitlist } from "../src/services/waitlist/Waitlist.ts"
+import { Waitlist } from "../src/services/waitlist/Waitlist.ts"
+import { layer as waitlistOnStore } from "../src/services/waitlist/WaitlistLive.ts"
+import { layerTest } from "../src/services/waitlist/WaitlistTest.ts"
 import * as TestDatabase from "./support/TestDatabase.ts"
 
 const email = Schema.decodeUnknownSync(Email)

@@ -2,7 +2,7 @@ import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import fc from "fast-check"
 import { codePointLength, emailMaxLength } from "../src/schema/Waitlist.ts"
-import { layerTest } from "../src/services/waitlist/Waitlist.ts"
+import { layerTest } from "../src/services/waitlist/WaitlistTest.ts"
 import { baseUrl, join, serverWith } from "./support/Http.ts"
 
 const whitespace = /\s/u

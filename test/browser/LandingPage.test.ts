@@ -4,7 +4,8 @@ import { ConfigProvider, Effect, Layer } from "effect"
 import { mkdirSync } from "node:fs"
 import { chromium } from "playwright-core"
 import type { Browser, Page } from "playwright-core"
-import { layerTest, Waitlist, withPause } from "../../src/services/waitlist/Waitlist.ts"
+import { Waitlist, withPause } from "../../src/services/waitlist/Waitlist.ts"
+import { layerTest } from "../../src/services/waitlist/WaitlistTest.ts"
 import { baseUrl, serverWith } from "../support/Http.ts"
 
 /**

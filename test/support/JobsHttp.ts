@@ -17,16 +17,21 @@ import * as JobRunner from "../../src/services/jobs/JobRunner.ts"
 import type * as Jobs from "../../src/services/jobs/Jobs.ts"
 import * as JobsLive from "../../src/services/jobs/JobsLive.ts"
 import * as JobsTest from "../../src/services/jobs/JobsTest.ts"
-import * as JobStore from "../../src/services/jobs/JobStore.ts"
+import type * as JobStore from "../../src/services/jobs/JobStore.ts"
+import * as JobStoreLive from "../../src/services/jobs/JobStoreLive.ts"
+import * as JobStoreTest from "../../src/services/jobs/JobStoreTest.ts"
 import * as JobWork from "../../src/services/jobs/JobWork.ts"
-import * as Proposals from "../../src/services/jobs/Proposals.ts"
+import type * as Proposals from "../../src/services/jobs/Proposals.ts"
+import * as ProposalsLive from "../../src/services/jobs/ProposalsLive.ts"
+import * as ProposalsTest from "../../src/services/jobs/ProposalsTest.ts"
 import * as Verifier from "../../src/services/jobs/Verifier.ts"
 import type { Providers } from "../../src/services/providers/Provider.ts"
-import * as Sandbox from "../../src/services/providers/Sandbox.ts"
 import type { SandboxLedger } from "../../src/services/providers/Sandbox.ts"
+import * as SandboxLive from "../../src/services/providers/SandboxLive.ts"
+import * as SandboxTest from "../../src/services/providers/SandboxTest.ts"
 import * as Database from "../../src/services/store/Database.ts"
 import * as Migrations from "../../src/services/store/Migrations.ts"
-import * as Waitlist from "../../src/services/waitlist/Waitlist.ts"
+import * as WaitlistTest from "../../src/services/waitlist/WaitlistTest.ts"
 import { send } from "./Http.ts"
 import type { RawResponse } from "./Http.ts"
 import * as TestDatabase from "./TestDatabase.ts"
@@ -44,13 +49,18 @@ export type JobServices =
 
 /** The Job family's stores and parts besides `Jobs`, in memory (sharing one store) and on the store. */
 export const partsTestWith = <E>(providers: Layer.Layer<Providers | SandboxLedger, E>) =>
-  Layer.mergeAll(Proposals.layerTest, Approvals.layerTest, JobStore.layerTest, Verifier.layer).pipe(
+  Layer.mergeAll(ProposalsTest.layerTest, Approvals.layerTest, JobStoreTest.layerTest, Verifier.layer).pipe(
     Layer.provideMerge(providers)
   )
-export const partsTest = partsTestWith(Sandbox.layerTest)
-export const partsLive = Layer.mergeAll(Proposals.layerLive, Approvals.layerLive, JobStore.layerLive, Verifier.layer)
+export const partsTest = partsTestWith(SandboxTest.layerTest)
+export const partsLive = Layer.mergeAll(
+  ProposalsLive.layerLive,
+  Approvals.layerLive,
+  JobStoreLive.layerLive,
+  Verifier.layer
+)
   .pipe(
-    Layer.provideMerge(Sandbox.layerLive)
+    Layer.provideMerge(SandboxLive.layerLive)
   )
 
 /** The Job API's services in memory, with the runner on the in-memory engine over `interpreter`, configured by `config`. */
@@ -93,7 +103,7 @@ export const servicesLive = (
 /** The real HTTP stack with the Job API preview on an ephemeral port, over the given Job services. */
 export const previewServerWith = <E, R>(services: Layer.Layer<JobServices, E, R>) =>
   PreviewHttpLive.pipe(
-    Layer.provide(Waitlist.layerTest),
+    Layer.provide(WaitlistTest.layerTest),
     Layer.provideMerge(services),
     Layer.provideMerge(NodeHttpServer.layer(() => makeNodeServer(), { host: "127.0.0.1", port: 0 }))
   )

@@ -5,6 +5,8 @@ import type { Approval, ApprovalRequest } from "../../schema/Proposal.ts"
 import type { UnknownJob } from "./JobErrors.ts"
 import type { RunRef } from "./JobRecord.ts"
 import * as JobStore from "./JobStore.ts"
+import * as JobStoreLive from "./JobStoreLive.ts"
+import * as JobStoreTest from "./JobStoreTest.ts"
 import * as WorkRules from "./WorkRules.ts"
 import type { DecisionError } from "./WorkRules.ts"
 
@@ -49,5 +51,5 @@ const make = Effect.gen(function*() {
   })
 })
 
-export const layerLive = Layer.effect(Approvals)(make).pipe(Layer.provide(JobStore.layerLive))
-export const layerTest = Layer.effect(Approvals)(make).pipe(Layer.provide(JobStore.layerTest))
+export const layerLive = Layer.effect(Approvals)(make).pipe(Layer.provide(JobStoreLive.layerLive))
+export const layerTest = Layer.effect(Approvals)(make).pipe(Layer.provide(JobStoreTest.layerTest))

@@ -22,6 +22,7 @@ import {
 } from "./Jobs.ts"
 import * as JobStore from "./JobStore.ts"
 import { eventsPerTransaction, notFound, nowIso } from "./JobStore.ts"
+import * as JobStoreLive from "./JobStoreLive.ts"
 
 /** Events deleted by one statement of the prune. */
 const pruneBatchSize = 1000
@@ -223,5 +224,5 @@ const live = Layer.effect(Jobs)(Effect.gen(function*() {
   }
 }))
 
-/** PostgreSQL, changing Jobs through `JobStore.layerLive`. */
-export const layerLive = live.pipe(Layer.provide(JobStore.layerLive))
+/** PostgreSQL, changing Jobs through `JobStoreLive.layerLive`. */
+export const layerLive = live.pipe(Layer.provide(JobStoreLive.layerLive))

@@ -16,9 +16,11 @@ import {
   toInterpretInput,
   withAsOf
 } from "./Jobs.ts"
-import type { MemoryState } from "./JobStore.ts"
 import * as JobStore from "./JobStore.ts"
-import { findIn, MemoryJobs, notFound, nowIso } from "./JobStore.ts"
+import { notFound, nowIso } from "./JobStore.ts"
+import type { MemoryState } from "./JobStoreTest.ts"
+import * as JobStoreTest from "./JobStoreTest.ts"
+import { findIn, MemoryJobs } from "./JobStoreTest.ts"
 
 /** The index of the first of `items` (ordered by `key`) whose key is above `bound`. */
 const firstAbove = <A>(items: ReadonlyArray<A>, bound: number, key: (item: A) => number) => {
@@ -171,5 +173,5 @@ const memory = Layer.effect(Jobs)(Effect.gen(function*() {
   }
 }))
 
-/** In memory, on the store the Job family's Test layers share (`JobStore.layerTest`). */
-export const layerTest = memory.pipe(Layer.provide(JobStore.layerTest))
+/** In memory, on the store the Job family's Test layers share (`JobStoreTest.layerTest`). */
+export const layerTest = memory.pipe(Layer.provide(JobStoreTest.layerTest))

@@ -1,18 +1,14 @@
-import { Config, Context, Duration, Effect, Layer, Option, Ref, Result } from "effect"
-import { SqlClient } from "effect/sql"
+import { Config, Context, Duration, Effect, Option, Result } from "effect"
 import type { AccountId } from "../../schema/ApiKey.ts"
 import type { Unavailable } from "../../schema/Errors.ts"
 import type { JobId } from "../../schema/JobRef.ts"
-import type { ProposalHash } from "../../schema/Proposal.ts"
 import { PositiveDuration } from "../access/Idempotency.ts"
 import type { ProviderTimeout, ProviderTransient } from "../providers/Provider.ts"
 import { Providers } from "../providers/Provider.ts"
-import * as StoreGuard from "../store/StoreGuard.ts"
 import * as ExecutionRules from "./ExecutionRules.ts"
 import { UnknownJob } from "./JobErrors.ts"
 import type { RunRef } from "./JobRecord.ts"
 import * as JobStore from "./JobStore.ts"
-import { findIn, MemoryJobs } from "./JobStore.ts"
 import * as WorkRules from "./WorkRules.ts"
 
 /**
@@ -51,7 +47,7 @@ interface Reads {
   readonly due: Effect.Effect<ReadonlyArray<{ readonly accountId: AccountId; readonly jobId: JobId }>, Unavailable>
 }
 
-const make = (reads: Reads) =>
+export const make = (reads: Reads) =>
   Effect.gen(function*() {
     const store = yield* JobStore.JobStore
     const providers = yield* Providers
@@ -107,44 +103,3 @@ const make = (reads: Reads) =>
       )
     })
   })
-
-const fromUtf8 = new TextDecoder()
-
-/** PostgreSQL. */
-export const layerLive = Layer.effect(Proposals)(Effect.gen(function*() {
-  const sql = yield* SqlClient.SqlClient
-  const guard = yield* StoreGuard.make("proposals")
-  return yield* make({
-    bytes: (accountId, jobId, hash) =>
-      guard(Effect.gen(function*() {
-        const [row] = yield* sql<{ readonly bytes: Uint8Array | null }>`
-          SELECT p.bytes FROM jobs j LEFT JOIN job_proposals p ON p.job_id = j.id AND p.hash = ${hash}
-          WHERE j.id = ${jobId} AND j.account_id = ${accountId}`
-        if (row === undefined) return yield* Effect.fail(JobStore.notFound(jobId))
-        return row.bytes === null ? Option.none() : Option.some(fromUtf8.decode(row.bytes))
-      })),
-    due: guard(sql<{ readonly account_id: string; readonly id: string }>`
-      SELECT account_id, id FROM jobs WHERE proposal_expires_at <= now() ORDER BY proposal_expires_at LIMIT 100`).pipe(
-      Effect.map((rows) => rows.map((row) => ({ accountId: row.account_id as AccountId, jobId: row.id as JobId })))
-    )
-  })
-})).pipe(Layer.provide(JobStore.layerLive))
-
-/** In memory, on the store the Job family's Test layers share. */
-export const layerTest = Layer.effect(Proposals)(Effect.gen(function*() {
-  const { state } = yield* MemoryJobs
-  return yield* make({
-    bytes: (accountId, jobId, hash) =>
-      Effect.flatMap(Ref.get(state), (current) =>
-        findIn(current, accountId, jobId) === undefined
-          ? Effect.fail(JobStore.notFound(jobId))
-          : Effect.succeed(Option.fromUndefinedOr(current.proposals.get(jobId)?.get(hash as ProposalHash)))),
-    due: Effect.map(Ref.get(state), (current) => {
-      const now = new Date().toISOString()
-      return Array.from(current.jobs.values()).flatMap(({ record }) => {
-        const until = JobStore.openUntilOf(record)
-        return until !== null && until <= now ? [{ accountId: record.accountId, jobId: record.id }] : []
-      })
-    })
-  })
-})).pipe(Layer.provide(JobStore.layerTest))

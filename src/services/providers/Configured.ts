@@ -1,7 +1,7 @@
 import { Effect, Layer } from "effect"
 import * as HttpProvider from "./HttpProvider.ts"
 import { ProviderKind } from "./Provider.ts"
-import * as Sandbox from "./Sandbox.ts"
+import * as SandboxLive from "./SandboxLive.ts"
 
 /**
  * The provider `PROVIDER` names: `sandbox` (the default) or `http`. The sandbox's ledger is served
@@ -10,5 +10,5 @@ import * as Sandbox from "./Sandbox.ts"
 export const layer = Layer.unwrap(Effect.gen(function*() {
   const kind = yield* ProviderKind
   // The right side of a merge wins: the http provider, beside the sandbox's ledger.
-  return kind === "sandbox" ? Sandbox.layerLive : Layer.merge(Sandbox.layerLive, HttpProvider.layer)
+  return kind === "sandbox" ? SandboxLive.layerLive : Layer.merge(SandboxLive.layerLive, HttpProvider.layer)
 }))

@@ -1,11 +1,9 @@
 import canonicalize from "canonicalize"
-import { Context, Duration, Effect, Layer, Option, Ref, Semaphore } from "effect"
-import { SqlClient } from "effect/sql"
+import { Context, Duration, Effect, Option } from "effect"
 import { createHash } from "node:crypto"
 import type { Constraint, Money } from "../../schema/Constraint.ts"
 import type { Unavailable } from "../../schema/Errors.ts"
 import type { ProposalDocument } from "../../schema/Proposal.ts"
-import * as StoreGuard from "../store/StoreGuard.ts"
 import type { Inspection, Quote, QuoteRequest } from "./Provider.ts"
 import { ProviderPermanent, Providers, ProviderTimeout, ProviderTransient } from "./Provider.ts"
 
@@ -109,7 +107,7 @@ export const quotes = (request: QuoteRequest): ReadonlyArray<Quote> => {
 
 const isFirstOffer = (document: ProposalDocument) => document.offer.id.endsWith("_1")
 
-interface Row {
+export interface Row {
   readonly key: string
   readonly jobId: string
   readonly proposalHash: string
@@ -191,7 +189,7 @@ const cancelDecision = (current: Row): Decision<void> => {
 const slowly = (constraints: ReadonlyArray<Constraint>) =>
   directivesOf(constraints).has("slow") ? Effect.sleep(Duration.seconds(2)) : Effect.void
 
-const toEntry = (row: Row): LedgerEntry => ({
+export const toEntry = (row: Row): LedgerEntry => ({
   key: row.key,
   jobId: row.jobId,
   proposalHash: row.proposalHash,
@@ -210,7 +208,7 @@ interface Ledger {
   readonly entries: (jobId?: string) => Effect.Effect<ReadonlyArray<LedgerEntry>, Unavailable>
 }
 
-const make = (ledger: Ledger) =>
+export const make = (ledger: Ledger) =>
   Context.make(Providers, {
     name: "sandbox",
     quote: (request) => Effect.andThen(slowly(request.constraints), Effect.sync(() => quotes(request))),
@@ -244,98 +242,3 @@ const make = (ledger: Ledger) =>
         yield* ledger.change(key, (row) => row === undefined ? undefined : cancelDecision(row))
       })
   }).pipe(Context.add(SandboxLedger, { entries: ledger.entries }))
-
-interface LedgerRow {
-  readonly key: string
-  readonly job_id: string
-  readonly proposal_hash: string
-  readonly document: string
-  readonly calls: number
-  readonly effects: number
-  readonly state: LedgerState
-  readonly reference: string
-}
-
-const fromRow = (row: LedgerRow): Row => ({
-  key: row.key,
-  jobId: row.job_id,
-  proposalHash: row.proposal_hash,
-  document: JSON.parse(row.document),
-  calls: row.calls,
-  effects: row.effects,
-  state: row.state,
-  reference: row.reference
-})
-
-const unavailable = () => new ProviderTransient({ message: "the sandbox's ledger cannot be reached" })
-
-/**
- * The ledger in the service's database: each call is one short transaction that locks its key's row,
- * so that calls with one key from any number of processes perform at most one side effect.
- */
-export const layerLive = Layer.effectContext(Effect.gen(function*() {
-  const sql = yield* SqlClient.SqlClient
-  const guard = yield* StoreGuard.make("sandbox")
-  const select = (key: string, lock: boolean) =>
-    sql<LedgerRow>`SELECT key, job_id, proposal_hash, document, calls, effects, state, reference
-      FROM sandbox_ledger WHERE key = ${key} ${lock ? sql`FOR UPDATE` : sql``}`.pipe(
-      Effect.map(([row]) => Option.map(Option.fromUndefinedOr(row), fromRow))
-    )
-  return make({
-    row: (key) => guard(select(key, false)).pipe(Effect.mapError(unavailable)),
-    change: (key, decide) =>
-      guard(sql.withTransaction(Effect.gen(function*() {
-        // A key's first execute inserts its row; concurrent first executes meet on the primary key.
-        const current = yield* select(key, true)
-        const decision = decide(Option.getOrUndefined(current))
-        if (decision === undefined) return Option.none()
-        const row = decision.row!
-        yield* sql`
-          INSERT INTO sandbox_ledger (key, job_id, proposal_hash, offer_id, document, calls, effects, state, reference)
-          VALUES (${row.key}, ${row.jobId}, ${row.proposalHash}, ${row.document.offer.id}, ${
-          JSON.stringify(row.document)
-        },
-            ${row.calls}, ${row.effects}, ${row.state}, ${row.reference})
-          ON CONFLICT (key) DO UPDATE SET calls = EXCLUDED.calls, effects = EXCLUDED.effects, state = EXCLUDED.state,
-            updated_at = now()`
-        return Option.some(decision.answer)
-      }))).pipe(
-        Effect.retry({ times: 2 }),
-        Effect.mapError(unavailable),
-        Effect.flatMap(Option.match({
-          onNone: () => Effect.succeedNone,
-          onSome: (answer) => Effect.map(answer, Option.some)
-        }))
-      ),
-    entries: (jobId) =>
-      guard(sql<LedgerRow>`
-        SELECT key, job_id, proposal_hash, document, calls, effects, state, reference FROM sandbox_ledger
-        ${jobId === undefined ? sql`` : sql`WHERE job_id = ${jobId}`}
-        ORDER BY created_at, key`).pipe(Effect.map((rows) => rows.map((row) => toEntry(fromRow(row)))))
-  })
-}))
-
-/** In memory, with the semantics of `layerLive`: one lock orders calls as the row lock does. */
-export const layerTest = Layer.effectContext(Effect.gen(function*() {
-  const rows = yield* Ref.make<ReadonlyArray<Row>>([])
-  const lock = yield* Semaphore.make(1)
-  return make({
-    row: (key) => Effect.map(Ref.get(rows), (all) => Option.fromUndefinedOr(all.find((row) => row.key === key))),
-    change: (key, decide) =>
-      Effect.gen(function*() {
-        const all = yield* Ref.get(rows)
-        const decision = decide(all.find((row) => row.key === key))
-        if (decision === undefined) return Option.none()
-        const row = decision.row!
-        yield* Ref.set(rows, all.some((r) => r.key === key) ? all.map((r) => r.key === key ? row : r) : [...all, row])
-        return Option.some(decision.answer)
-      }).pipe(
-        lock.withPermits(1),
-        Effect.flatMap(
-          Option.match({ onNone: () => Effect.succeedNone, onSome: (answer) => Effect.map(answer, Option.some) })
-        )
-      ),
-    entries: (jobId) =>
-      Effect.map(Ref.get(rows), (all) => all.filter((row) => jobId === undefined || row.jobId === jobId).map(toEntry))
-  })
-}))

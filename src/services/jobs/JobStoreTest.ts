@@ -1,0 +1,162 @@
+import { Context, Effect, Layer, Ref, Result, Semaphore } from "effect"
+import type { AccountId } from "../../schema/ApiKey.ts"
+import type { Job } from "../../schema/Job.ts"
+import type { JobEvent } from "../../schema/JobEvent.ts"
+import type { Approval, ProposalHash } from "../../schema/Proposal.ts"
+import { EventSignal } from "../events/EventSignal.ts"
+import type { UnknownJob } from "./JobErrors.ts"
+import * as JobLifecycle from "./JobLifecycle.ts"
+import type { Change, JobRecord } from "./JobRecord.ts"
+import { JobStore, notFound, nowIso, signalRuns } from "./JobStore.ts"
+import { JobWork } from "./JobWork.ts"
+
+export interface StoredRevision {
+  readonly revision: number
+  readonly snapshot: Job
+  readonly first: number
+  readonly last: number
+}
+
+/** Everything the in-memory layers of the Job family keep, in one value changed atomically. */
+export interface MemoryState {
+  readonly jobs: ReadonlyMap<string, { readonly record: JobRecord; readonly seq: number }>
+  /** Each Job's events, and each account's, by position. */
+  readonly jobEvents: ReadonlyMap<string, ReadonlyArray<JobEvent>>
+  readonly accountEvents: ReadonlyMap<AccountId, ReadonlyArray<JobEvent>>
+  /** Each Job's revisions, in order: the Job at the end of each (so far). */
+  readonly revisions: ReadonlyMap<string, ReadonlyArray<StoredRevision>>
+  readonly prunedThrough: ReadonlyMap<AccountId, number>
+  /** Proposals' canonical bytes by Job and hash; decisions by id, with when they were consumed. */
+  readonly proposals: ReadonlyMap<string, ReadonlyMap<ProposalHash, string>>
+  readonly approvals: ReadonlyMap<string, { readonly approval: Approval; readonly consumedAt: string | null }>
+  readonly seq: number
+  readonly position: number
+}
+
+/**
+ * The in-memory store the Test layers of `Jobs`, `Proposals` and `Approvals` share, so that one
+ * behaviour suite runs unchanged on them and on PostgreSQL.
+ */
+export class MemoryJobs extends Context.Service<MemoryJobs, {
+  readonly state: Ref.Ref<MemoryState>
+}>()("MemoryJobs") {}
+
+const write = (current: MemoryState, change: Change, seq: number): MemoryState => {
+  const { record } = change
+  const events = change.events.map((event, i): JobEvent => ({
+    position: current.position + i + 1,
+    jobId: record.id,
+    jobRevision: record.revision,
+    type: event.type,
+    data: JSON.parse(JSON.stringify(event.data)),
+    occurredAt: record.updatedAt
+  }))
+  const revisions = current.revisions.get(record.id) ?? []
+  const previous = revisions.at(-1)
+  const revision: StoredRevision = {
+    revision: record.revision,
+    snapshot: JobLifecycle.toView(record),
+    first: previous?.revision === record.revision ? previous.first : events[0]!.position,
+    last: events[events.length - 1]!.position
+  }
+  let proposals = current.proposals
+  if (change.proposal !== undefined && !(proposals.get(record.id)?.has(change.proposal.hash) ?? false)) {
+    proposals = new Map(proposals).set(
+      record.id,
+      new Map(proposals.get(record.id) ?? []).set(change.proposal.hash, change.proposal.bytes)
+    )
+  }
+  let approvals = current.approvals
+  if (change.approval !== undefined) {
+    approvals = new Map(approvals).set(change.approval.id, { approval: change.approval, consumedAt: null })
+  }
+  if (change.consumes !== undefined) {
+    const entry = Array.from(approvals.values()).find(({ approval }) =>
+      approval.jobId === record.id && approval.proposalHash === change.consumes
+    )
+    if (entry !== undefined && entry.consumedAt === null) {
+      approvals = new Map(approvals).set(entry.approval.id, { ...entry, consumedAt: record.updatedAt })
+    }
+  }
+  return {
+    ...current,
+    jobs: new Map(current.jobs).set(record.id, { record, seq }),
+    jobEvents: new Map(current.jobEvents).set(record.id, [...(current.jobEvents.get(record.id) ?? []), ...events]),
+    accountEvents: new Map(current.accountEvents).set(record.accountId, [
+      ...(current.accountEvents.get(record.accountId) ?? []),
+      ...events
+    ]),
+    revisions: new Map(current.revisions).set(
+      record.id,
+      revisions.length > 0 && revisions[revisions.length - 1]!.revision === record.revision
+        ? [...revisions.slice(0, -1), revision]
+        : [...revisions, revision]
+    ),
+    proposals,
+    approvals,
+    seq: Math.max(current.seq, seq),
+    position: current.position + events.length
+  }
+}
+
+export const openUntilOf = JobLifecycle.openUntil
+
+export const findIn = (current: MemoryState, accountId: AccountId, id: string) => {
+  const entry = current.jobs.get(id)
+  return entry === undefined || entry.record.accountId !== accountId ? undefined : entry
+}
+
+/** In memory, with the semantics of `layerLive`: one atomic update per change, then the same signals. */
+export const layerTest = Layer.effectContext(Effect.gen(function*() {
+  const work = yield* JobWork
+  const signal = yield* EventSignal
+  const state = yield* Ref.make<MemoryState>({
+    jobs: new Map(),
+    jobEvents: new Map(),
+    accountEvents: new Map(),
+    revisions: new Map(),
+    prunedThrough: new Map(),
+    proposals: new Map(),
+    approvals: new Map(),
+    seq: 0,
+    position: 0
+  })
+  // Changes apply one at a time, as PostgreSQL's row lock orders them; signals follow, outside it.
+  const lock = yield* Semaphore.make(1)
+
+  const notify = (record: JobRecord) => Effect.andThen(signal.wake(record.accountId), signalRuns(work, record))
+
+  const store = JobStore.of({
+    insert: (change) =>
+      Effect.andThen(
+        Ref.update(state, (current) => write(current, change, current.seq + 1)),
+        notify(change.record)
+      ),
+    mutate: <E>(
+      accountId: AccountId,
+      id: string,
+      decide: (record: JobRecord, now: string) => Result.Result<Change, E>
+    ) =>
+      Effect.gen(function*() {
+        const now = yield* nowIso
+        const change = yield* Ref.modify(
+          state,
+          (current): readonly [Result.Result<Change, E | UnknownJob>, MemoryState] => {
+            const entry = findIn(current, accountId, id)
+            if (entry === undefined) return [Result.fail(notFound(id)), current]
+            const decided = decide(entry.record, now)
+            if (Result.isFailure(decided) || decided.success.events.length === 0) return [decided, current]
+            return [decided, write(current, decided.success, entry.seq)]
+          }
+        ).pipe(lock.withPermits(1), Effect.flatMap(Effect.fromResult))
+        if (change.events.length > 0) yield* notify(change.record)
+        return change
+      }),
+    find: (accountId, id) =>
+      Effect.flatMap(Ref.get(state), (current) => {
+        const entry = findIn(current, accountId, id)
+        return entry === undefined ? Effect.fail(notFound(id)) : Effect.succeed(entry.record)
+      })
+  })
+  return Context.make(JobStore, store).pipe(Context.add(MemoryJobs, { state }))
+}))

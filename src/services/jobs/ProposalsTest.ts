@@ -1,0 +1,25 @@
+import { Effect, Layer, Option, Ref } from "effect"
+import type { ProposalHash } from "../../schema/Proposal.ts"
+import * as JobStore from "./JobStore.ts"
+import * as JobStoreTest from "./JobStoreTest.ts"
+import { findIn, MemoryJobs } from "./JobStoreTest.ts"
+import { make, Proposals } from "./Proposals.ts"
+
+/** In memory, on the store the Job family's Test layers share. */
+export const layerTest = Layer.effect(Proposals)(Effect.gen(function*() {
+  const { state } = yield* MemoryJobs
+  return yield* make({
+    bytes: (accountId, jobId, hash) =>
+      Effect.flatMap(Ref.get(state), (current) =>
+        findIn(current, accountId, jobId) === undefined
+          ? Effect.fail(JobStore.notFound(jobId))
+          : Effect.succeed(Option.fromUndefinedOr(current.proposals.get(jobId)?.get(hash as ProposalHash)))),
+    due: Effect.map(Ref.get(state), (current) => {
+      const now = new Date().toISOString()
+      return Array.from(current.jobs.values()).flatMap(({ record }) => {
+        const until = JobStoreTest.openUntilOf(record)
+        return until !== null && until <= now ? [{ accountId: record.accountId, jobId: record.id }] : []
+      })
+    })
+  })
+})).pipe(Layer.provide(JobStoreTest.layerTest))

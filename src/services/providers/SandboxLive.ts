@@ -1,0 +1,76 @@
+import { Effect, Layer, Option } from "effect"
+import { SqlClient } from "effect/sql"
+import * as StoreGuard from "../store/StoreGuard.ts"
+import { ProviderTransient } from "./Provider.ts"
+import type { LedgerState, Row } from "./Sandbox.ts"
+import { make, toEntry } from "./Sandbox.ts"
+
+interface LedgerRow {
+  readonly key: string
+  readonly job_id: string
+  readonly proposal_hash: string
+  readonly document: string
+  readonly calls: number
+  readonly effects: number
+  readonly state: LedgerState
+  readonly reference: string
+}
+
+const fromRow = (row: LedgerRow): Row => ({
+  key: row.key,
+  jobId: row.job_id,
+  proposalHash: row.proposal_hash,
+  document: JSON.parse(row.document),
+  calls: row.calls,
+  effects: row.effects,
+  state: row.state,
+  reference: row.reference
+})
+
+const unavailable = () => new ProviderTransient({ message: "the sandbox's ledger cannot be reached" })
+
+/**
+ * The ledger in the service's database: each call is one short transaction that locks its key's row,
+ * so that calls with one key from any number of processes perform at most one side effect.
+ */
+export const layerLive = Layer.effectContext(Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const guard = yield* StoreGuard.make("sandbox")
+  const select = (key: string, lock: boolean) =>
+    sql<LedgerRow>`SELECT key, job_id, proposal_hash, document, calls, effects, state, reference
+      FROM sandbox_ledger WHERE key = ${key} ${lock ? sql`FOR UPDATE` : sql``}`.pipe(
+      Effect.map(([row]) => Option.map(Option.fromUndefinedOr(row), fromRow))
+    )
+  return make({
+    row: (key) => guard(select(key, false)).pipe(Effect.mapError(unavailable)),
+    change: (key, decide) =>
+      guard(sql.withTransaction(Effect.gen(function*() {
+        // A key's first execute inserts its row; concurrent first executes meet on the primary key.
+        const current = yield* select(key, true)
+        const decision = decide(Option.getOrUndefined(current))
+        if (decision === undefined) return Option.none()
+        const row = decision.row!
+        yield* sql`
+          INSERT INTO sandbox_ledger (key, job_id, proposal_hash, offer_id, document, calls, effects, state, reference)
+          VALUES (${row.key}, ${row.jobId}, ${row.proposalHash}, ${row.document.offer.id}, ${
+          JSON.stringify(row.document)
+        },
+            ${row.calls}, ${row.effects}, ${row.state}, ${row.reference})
+          ON CONFLICT (key) DO UPDATE SET calls = EXCLUDED.calls, effects = EXCLUDED.effects, state = EXCLUDED.state,
+            updated_at = now()`
+        return Option.some(decision.answer)
+      }))).pipe(
+        Effect.retry({ times: 2 }),
+        Effect.mapError(unavailable),
+        Effect.flatMap(Option.match({
+          onNone: () => Effect.succeedNone,
+          onSome: (answer) => Effect.map(answer, Option.some)
+        }))
+      ),
+    entries: (jobId) =>
+      guard(sql<LedgerRow>`
+        SELECT key, job_id, proposal_hash, document, calls, effects, state, reference FROM sandbox_ledger
+        ${jobId === undefined ? sql`` : sql`WHERE job_id = ${jobId}`}
+        ORDER BY created_at, key`).pipe(Effect.map((rows) => rows.map((row) => toEntry(fromRow(row)))))
+  })
+}))

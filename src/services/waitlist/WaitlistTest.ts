@@ -1,0 +1,27 @@
+import { Clock, Effect, HashMap, Layer, Ref, Stream } from "effect"
+import { emailKey } from "../../schema/Waitlist.ts"
+import type { Member } from "./Waitlist.ts"
+import { Waitlist } from "./Waitlist.ts"
+
+/** In memory, with the semantics of `layerLive`: one member per key, first spelling kept, ordered. */
+export const layerTest = Layer.effect(Waitlist)(Effect.gen(function*() {
+  const store = yield* Ref.make(HashMap.empty<string, Member & { readonly seq: number }>())
+  return {
+    join: (email) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        Ref.update(store, (members) => {
+          const key = emailKey(email)
+          return HashMap.has(members, key)
+            ? members
+            : HashMap.set(members, key, { email, registeredAt: new Date(now), seq: HashMap.size(members) })
+        })),
+    count: Effect.map(Ref.get(store), HashMap.size),
+    ready: Effect.void,
+    members: Stream.unwrap(Effect.map(Ref.get(store), (members) =>
+      Stream.fromIterable(
+        Array.from(HashMap.values(members))
+          .sort((a, b) => a.seq - b.seq)
+          .map(({ email, registeredAt }): Member => ({ email, registeredAt }))
+      )))
+  }
+}))
