@@ -1,6 +1,5 @@
 import type { ConstraintInput } from "../../schema/Constraint.ts"
 import { currencyCodes, isTimeZoneName } from "../../schema/Constraint.ts"
-
 import type { Budget, Findings } from "./Findings.ts"
 import { compareDecimalStrings, currencyName, id, isNoneAnswer, resolveCurrency, sameBudget } from "./Findings.ts"
 import { collapse } from "./Kinds.ts"

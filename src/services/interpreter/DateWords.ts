@@ -1,5 +1,4 @@
 import { daysFromCivil, daysInMonth } from "../../schema/Constraint.ts"
-
 import type { Clock, Problem } from "./Calendar.ts"
 import { civilFromDays } from "./Calendar.ts"
 

@@ -1,6 +1,5 @@
 import { DateTime, Option } from "effect"
 import type { ConstraintInput, ObjectiveKind } from "../../schema/Constraint.ts"
-
 import { sameZone } from "./Budget.ts"
 import type { Clock, Instant, Problem } from "./Calendar.ts"
 import { exactInstant, isProblem, isUtcZone, localInstant, makeClock } from "./Calendar.ts"

@@ -1,6 +1,5 @@
 import type { ConstraintInput, ObjectiveKind, QuestionAbout } from "../../schema/Constraint.ts"
 import { questionId } from "../../schema/Constraint.ts"
-
 import type { Answer } from "./Interpreter.ts"
 import { collapse } from "./Kinds.ts"
 import type { CurrencyMention } from "./MoneyWords.ts"

@@ -1,7 +1,6 @@
 import type { DateTime } from "effect"
 import { Context, Effect, Layer } from "effect"
 import type { ConstraintInput, Objective, Question } from "../../schema/Constraint.ts"
-
 import { interpretRequest } from "./Request.ts"
 
 export { interpretRequest }

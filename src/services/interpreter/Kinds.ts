@@ -1,6 +1,5 @@
 import type { ObjectiveKind } from "../../schema/Constraint.ts"
 import { summaryMaxLength } from "../../schema/Constraint.ts"
-
 import type { TimeSpec } from "./DateWords.ts"
 import { wordNumber } from "./Numbers.ts"
 import type { Token } from "./Tokens.ts"

@@ -1,5 +1,4 @@
 import type { ConstraintInput, ObjectiveKind, QuestionAbout } from "../../schema/Constraint.ts"
-
 import { dedupe } from "./Budget.ts"
 import type { Findings } from "./Findings.ts"
 import { id, partyWords } from "./Findings.ts"

@@ -1,5 +1,4 @@
 import { daysFromCivil, daysInMonth } from "../../schema/Constraint.ts"
-
 import type { Clock, Problem } from "./Calendar.ts"
 import { addMonths, civilFromDays, isProblem, weekdayOf } from "./Calendar.ts"
 import type { DaySpan, DaySpec, Hint } from "./DateWords.ts"

@@ -1,5 +1,4 @@
 import { currencyCodes } from "../../schema/Constraint.ts"
-
 import type { CurrencyMention } from "./MoneyWords.ts"
 import { currencyAdjectives, currencySymbols, currencyWords, dollarPrefixes, lowerCodes } from "./MoneyWords.ts"
 import type { Decimal } from "./Numbers.ts"

@@ -1,5 +1,4 @@
 import { currencyCodes, placeMaxLength } from "../../schema/Constraint.ts"
-
 import { months, weekdays } from "./DateWords.ts"
 import { countryCurrencies, getGazetteer, zoneCurrency } from "./PlaceWords.ts"
 import type { Reader } from "./Reader.ts"

@@ -1,5 +1,4 @@
 import { unitMaxLength } from "../../schema/Constraint.ts"
-
 import { months, timeUnits, weekdays } from "./DateWords.ts"
 import { currencyWords, lowerCodes } from "./MoneyWords.ts"
 import { parseNumber, wordNumber } from "./Numbers.ts"

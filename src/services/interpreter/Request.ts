@@ -1,14 +1,12 @@
 import type { ConstraintInput, Objective, Question } from "../../schema/Constraint.ts"
-
 import { dedupe, dedupeConstraints, readBudget, readZoneAnswer, sameZone } from "./Budget.ts"
 import { readDates } from "./Dates.ts"
+import { Findings, id, latestAnswers, questionOrder } from "./Findings.ts"
 import type { Interpretation, InterpretInput } from "./Interpreter.ts"
 import { readKind, summarise } from "./Kinds.ts"
 import { zoneCurrency } from "./PlaceWords.ts"
 import { readQuantities } from "./Quantities.ts"
 import { Reader } from "./Reader.ts"
-
-import { Findings, id, latestAnswers, questionOrder } from "./Findings.ts"
 
 // ---------------------------------------------------------------------------------------------------
 // From readings to constraints and questions.
