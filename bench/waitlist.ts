@@ -8,7 +8,13 @@
  * to one CPU put V8's collector threads on the server's own CPU and doubled its p99).
  *
  *   npm run bench                        # BENCH_ROUNDS=3 BENCH_SECONDS=5
+ *   BENCH_COMPARE=/tmp/before node bench/waitlist.ts
+ *
+ * `BENCH_COMPARE` names another checkout (a `git worktree` of an earlier commit, with its
+ * node_modules): its service runs in the same rounds on a database of its own, so that a change is
+ * measured against what came before it in one run.
  */
+const compare = process.env.BENCH_COMPARE
 import { execFileSync, spawn } from "node:child_process"
 import type { ChildProcess } from "node:child_process"
 import { mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs"
@@ -42,12 +48,18 @@ interface Server {
   readonly cleanup: () => Promise<void>
 }
 
-const start = async (name: string, script: string, env: Record<string, string>, cleanup: () => Promise<void>) => {
+const start = async (
+  name: string,
+  script: string,
+  env: Record<string, string>,
+  cleanup: () => Promise<void>,
+  cwd: string = root
+) => {
   const port = 20000 + Math.floor(Math.random() * 20000)
   const [command, args] = [process.execPath, [script]]
   // The request log goes where a log shipper would take it, and costs the bench nothing to read.
   const child = spawn(command, args, {
-    cwd: root,
+    cwd,
     env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1" },
     stdio: ["ignore", openSync("/dev/null", "w"), "inherit"]
   })
@@ -122,7 +134,11 @@ const median = (values: ReadonlyArray<number>) => {
 }
 
 const run = Date.now().toString(36)
-const databases = { service: `bench_service_${run}`, baseline: `bench_baseline_${run}` }
+const databases = {
+  service: `bench_service_${run}`,
+  baseline: `bench_baseline_${run}`,
+  compare: `bench_compare_${run}`
+}
 const dataDir = mkdtempSync(join(tmpdir(), "waitlist-bench-"))
 
 await admin(`CREATE DATABASE ${databases.service}`)
@@ -152,6 +168,18 @@ try {
       rmSync(dataDir, { recursive: true, force: true })
     })
   )
+  if (compare !== undefined) {
+    await admin(`CREATE DATABASE ${databases.compare}`)
+    servers.push(
+      await start(
+        "waitlist (compare)",
+        "src/main.ts",
+        { DATABASE_URL: databaseUrl(databases.compare) },
+        () => admin(`DROP DATABASE ${databases.compare}`),
+        compare
+      )
+    )
+  }
 
   process.stdout.write(
     `${servers.length} servers, ${rounds} interleaved rounds of ${seconds} s per cell, `
