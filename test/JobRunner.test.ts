@@ -50,7 +50,7 @@ const until = <A, E, R>(effect: Effect.Effect<A, E, R>, done: (a: A) => boolean)
     return yield* Effect.die(new Error("the condition did not hold within 20 s"))
   })
 
-const settled = (accountId: AccountId, id: string, status: string) =>
+const settled = (accountId: AccountId, id: JobId, status: string) =>
   until(Effect.flatMap(Jobs.Jobs, (jobs) => jobs.get(accountId, id)), (job) => job.status === status)
 
 const isComplete = (run: Option.Option<{ readonly _tag: string }>) =>

@@ -18,7 +18,7 @@ import * as RequestBody from "./RequestBody.ts"
 /** The checks of `JobsMiddleware.ts`. */
 
 /** Bodies larger than this are not read: a request holds at most 10,000 characters and its constraints. */
-const maxBodySize = ByteSize.kibibytes(256)
+const maxBody = RequestBody.limit(ByteSize.kibibytes(256))
 
 export const RequestDecodingLive = HttpApiMiddleware.layerSchemaErrorTransform(RequestDecoding, (error) => {
   switch (error.kind) {
@@ -59,7 +59,7 @@ const keyRequired = new IdempotencyKeyRequired({
 })
 const notJson = new InvalidJson({ message: "The body is not a JSON document (UTF-8, application/json)." })
 const tooLarge = new InvalidJson({
-  message: `The body is larger than ${ByteSize.toNumberUnsafe(maxBodySize)} bytes.`
+  message: `The body is larger than ${maxBody.bytes} bytes.`
 })
 
 const utf8 = new TextDecoder()
@@ -113,7 +113,7 @@ export const IdempotentLive = Layer.effect(Idempotent)(Effect.gen(function*() {
       const request = yield* HttpServerRequest
       const key = request.headers["idempotency-key"]
       if (key === undefined || !keyPattern.test(key)) return yield* Effect.fail(keyRequired)
-      const bytes = yield* RequestBody.read(request, maxBodySize)
+      const bytes = yield* RequestBody.read(request, maxBody)
       if (bytes === undefined) return yield* Effect.fail(tooLarge)
       const document = bytes.length === 0
         ? Context.get(endpoint.annotations, AcceptsEmptyBody) ? Result.succeed(undefined) : Result.fail(undefined)

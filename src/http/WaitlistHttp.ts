@@ -11,8 +11,8 @@ import { Api, joinWaitlist } from "./Api.ts"
 import * as RequestBody from "./RequestBody.ts"
 
 /** Larger bodies are refused unread (docs/API.md, "The rules, in the order they are checked", rule 1). */
-const maxBodySize = ByteSize.kibibytes(64)
-const maxBodyBytes = ByteSize.toNumberUnsafe(maxBodySize)
+const maxBody = RequestBody.limit(ByteSize.kibibytes(64))
+const maxBodyBytes = maxBody.bytes
 
 const path = joinWaitlist.path
 
@@ -62,10 +62,10 @@ const readNodeBody = (request: HttpServerRequest) =>
   })
 
 const readBody = (request: HttpServerRequest) => {
-  if (RequestBody.declaresMoreThan(request, maxBodySize)) return refuseOversized
+  if (RequestBody.declaresMoreThan(request, maxBody)) return refuseOversized
   if (request.headers.expect === undefined) return readNodeBody(request)
   return Effect.flatMap(
-    RequestBody.read(request, maxBodySize),
+    RequestBody.read(request, maxBody),
     (body) => body === undefined ? refuseOversized : Effect.succeed(body)
   )
 }

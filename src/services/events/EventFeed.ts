@@ -2,6 +2,7 @@ import { Cause, Context, Duration, Effect, Latch, Layer, PubSub, Queue, RcMap, S
 import type { AccountId } from "../../schema/ApiKey.ts"
 import type { Unavailable } from "../../schema/Errors.ts"
 import type { JobEvent } from "../../schema/JobEvent.ts"
+import type { JobId } from "../../schema/JobRef.ts"
 import { HistoryPruned } from "../jobs/JobErrors.ts"
 import type { UnknownJob } from "../jobs/JobErrors.ts"
 import { Jobs } from "../jobs/Jobs.ts"
@@ -9,7 +10,7 @@ import { EventSignal, everyone } from "./EventSignal.ts"
 
 export interface FollowOptions {
   /** Only this Job's events. */
-  readonly jobId?: string | undefined
+  readonly jobId?: JobId | undefined
   /** Every event after this position (0: from the oldest kept). */
   readonly after: number
 }

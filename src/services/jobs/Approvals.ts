@@ -1,6 +1,7 @@
 import { Context, Data, Effect, Layer, Result } from "effect"
 import type { Principal } from "../../schema/ApiKey.ts"
 import type { Unavailable } from "../../schema/Errors.ts"
+import type { JobId } from "../../schema/JobRef.ts"
 import type { Approval, ApprovalRequest } from "../../schema/Proposal.ts"
 import type { UnknownJob } from "./JobErrors.ts"
 import type { RunRef } from "./JobRecord.ts"
@@ -20,7 +21,7 @@ export type ClaimResult = "started" | "blocked" | "none"
 export class Approvals extends Context.Service<Approvals, {
   readonly decide: (
     principal: Principal,
-    jobId: string,
+    jobId: JobId,
     input: ApprovalRequest
   ) => Effect.Effect<Approval, UnknownJob | DecisionError | Unavailable>
   readonly claim: (ref: RunRef) => Effect.Effect<ClaimResult, UnknownJob | Unavailable>

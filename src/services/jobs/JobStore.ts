@@ -2,6 +2,7 @@ import type { Result } from "effect"
 import { Clock, Context, Effect } from "effect"
 import type { AccountId } from "../../schema/ApiKey.ts"
 import type { Unavailable } from "../../schema/Errors.ts"
+import type { JobId } from "../../schema/JobRef.ts"
 import { UnknownJob } from "./JobErrors.ts"
 import * as JobLifecycle from "./JobLifecycle.ts"
 import type { Change, JobRecord } from "./JobRecord.ts"
@@ -18,10 +19,10 @@ export class JobStore extends Context.Service<JobStore, {
   readonly insert: (change: Change) => Effect.Effect<void, Unavailable>
   readonly mutate: <E>(
     accountId: AccountId,
-    id: string,
+    id: JobId,
     decide: (record: JobRecord, now: string) => Result.Result<Change, E>
   ) => Effect.Effect<Change, E | UnknownJob | Unavailable>
-  readonly find: (accountId: AccountId, id: string) => Effect.Effect<JobRecord, UnknownJob | Unavailable>
+  readonly find: (accountId: AccountId, id: JobId) => Effect.Effect<JobRecord, UnknownJob | Unavailable>
 }>()("JobStore") {}
 
 export const notFound = (id: string) => new UnknownJob({ message: `There is no Job ${JSON.stringify(id)}.` })

@@ -2,6 +2,7 @@ import type { Result } from "effect"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import type { AccountId } from "../../schema/ApiKey.ts"
+import type { JobId } from "../../schema/JobRef.ts"
 import { channel, EventSignal } from "../events/EventSignal.ts"
 import * as StoreGuard from "../store/StoreGuard.ts"
 import * as JobLifecycle from "./JobLifecycle.ts"
@@ -112,7 +113,7 @@ export const layerLive = Layer.effect(JobStore)(Effect.gen(function*() {
 
   const mutate = <E>(
     accountId: AccountId,
-    id: string,
+    id: JobId,
     decide: (record: JobRecord, now: string) => Result.Result<Change, E>
   ) =>
     guard(Effect.gen(function*() {
@@ -139,7 +140,7 @@ export const layerLive = Layer.effect(JobStore)(Effect.gen(function*() {
       }))
     }))
 
-  const find = (accountId: AccountId, id: string) =>
+  const find = (accountId: AccountId, id: JobId) =>
     guard(sql<{ readonly record: string }>`SELECT record FROM jobs WHERE id = ${id} AND account_id = ${accountId}`)
       .pipe(
         Effect.flatMap(([row]) =>

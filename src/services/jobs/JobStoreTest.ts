@@ -1,6 +1,6 @@
 import { Context, Effect, Layer, Ref, Result, Semaphore } from "effect"
 import type { AccountId } from "../../schema/ApiKey.ts"
-import type { Job } from "../../schema/Job.ts"
+import type { Job, JobId } from "../../schema/Job.ts"
 import type { JobEvent } from "../../schema/JobEvent.ts"
 import type { Approval, ProposalHash } from "../../schema/Proposal.ts"
 import { EventSignal } from "../events/EventSignal.ts"
@@ -134,7 +134,7 @@ export const layerTest = Layer.effectContext(Effect.gen(function*() {
       ),
     mutate: <E>(
       accountId: AccountId,
-      id: string,
+      id: JobId,
       decide: (record: JobRecord, now: string) => Result.Result<Change, E>
     ) =>
       Effect.gen(function*() {

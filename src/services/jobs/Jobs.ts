@@ -7,6 +7,7 @@ import type {
   ChangeConstraintsRequest,
   CreateJobRequest,
   Job,
+  JobId,
   JobPage,
   JobStatus
 } from "../../schema/Job.ts"
@@ -22,7 +23,7 @@ import type { JobStore } from "./JobStore.ts"
 
 export interface EventPageOptions {
   /** Only this Job's events (`UnknownJob` when the account has no such Job). */
-  readonly jobId?: string | undefined
+  readonly jobId?: JobId | undefined
   /** Events after this position; 0 for the oldest kept. */
   readonly after: number
   readonly limit: number
@@ -53,7 +54,7 @@ export interface ListOptions {
  */
 export class Jobs extends Context.Service<Jobs, {
   readonly create: (accountId: AccountId, input: CreateJobRequest) => Effect.Effect<Job, Unavailable>
-  readonly get: (accountId: AccountId, id: string) => Effect.Effect<Job, UnknownJob | Unavailable>
+  readonly get: (accountId: AccountId, id: JobId) => Effect.Effect<Job, UnknownJob | Unavailable>
   /**
    * The Job as it was at `point` (docs/API.md, "Operations"): at the end of a revision (after its
    * last event so far), or after every one of its events at positions up to a position. A revision that
@@ -63,26 +64,26 @@ export class Jobs extends Context.Service<Jobs, {
    */
   readonly view: (
     accountId: AccountId,
-    id: string,
+    id: JobId,
     point: ViewPoint
   ) => Effect.Effect<JobAsOf, UnknownJob | HistoryPruned | Unavailable>
   /** Newest first. */
   readonly list: (accountId: AccountId, options: ListOptions) => Effect.Effect<JobPage, RejectedInput | Unavailable>
   readonly changeConstraints: (
     accountId: AccountId,
-    id: string,
+    id: JobId,
     input: ChangeConstraintsRequest
   ) => Effect.Effect<Job, UnknownJob | WrongState | StaleRevision | Unavailable>
   readonly answer: (
     accountId: AccountId,
-    id: string,
+    id: JobId,
     input: AnswerQuestionsRequest
   ) => Effect.Effect<Job, UnknownJob | WrongState | RejectedInput | StaleRevision | Unavailable>
-  readonly cancel: (accountId: AccountId, id: string) => Effect.Effect<Job, UnknownJob | WrongState | Unavailable>
+  readonly cancel: (accountId: AccountId, id: JobId) => Effect.Effect<Job, UnknownJob | WrongState | Unavailable>
   /** The Job's events that can no longer be overtaken by a concurrent commit, by position. */
   readonly events: (
     accountId: AccountId,
-    id: string
+    id: JobId
   ) => Effect.Effect<ReadonlyArray<JobEvent>, UnknownJob | Unavailable>
   /**
    * A page of the account's events (or one Job's) after a position; `HistoryPruned` when events after
@@ -162,11 +163,11 @@ export const viewOf = <E, R>(effect: Effect.Effect<Change, E, R>) =>
  * the store's one write path (`JobStore.mutate`).
  */
 export const commands = (mutate: JobStore["Service"]["mutate"]) => ({
-  changeConstraints: (accountId: AccountId, id: string, input: ChangeConstraintsRequest) =>
+  changeConstraints: (accountId: AccountId, id: JobId, input: ChangeConstraintsRequest) =>
     viewOf(mutate(accountId, id, (record, now) => JobLifecycle.changeConstraints(record, input, now))),
-  answer: (accountId: AccountId, id: string, input: AnswerQuestionsRequest) =>
+  answer: (accountId: AccountId, id: JobId, input: AnswerQuestionsRequest) =>
     viewOf(mutate(accountId, id, (record, now) => JobLifecycle.answer(record, input, now))),
-  cancel: (accountId: AccountId, id: string) => viewOf(mutate(accountId, id, JobLifecycle.cancel)),
+  cancel: (accountId: AccountId, id: JobId) => viewOf(mutate(accountId, id, JobLifecycle.cancel)),
   recordInterpretation: (ref: RunRef, interpretation: Interpretation) =>
     mutate(
       ref.accountId,

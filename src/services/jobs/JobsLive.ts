@@ -58,7 +58,7 @@ const live = Layer.effect(Jobs)(Effect.gen(function*() {
 
   const parse = (text: string) => fromStored(JSON.parse(text))
 
-  const find = (accountId: AccountId, id: string) =>
+  const find = (accountId: AccountId, id: JobId) =>
     sql<{ readonly record: string }>`SELECT record FROM jobs WHERE id = ${id} AND account_id = ${accountId}`.pipe(
       Effect.flatMap(([row]) => row === undefined ? Effect.fail(notFound(id)) : Effect.succeed(parse(row.record)))
     )
@@ -82,7 +82,7 @@ const live = Layer.effect(Jobs)(Effect.gen(function*() {
 
   const eventColumns = sql`e.position::text AS position, e.job_id, e.job_revision, e.type, e.data, e.occurred_at`
 
-  const pointInTime = (accountId: AccountId, id: string, point: ViewPoint) =>
+  const pointInTime = (accountId: AccountId, id: JobId, point: ViewPoint) =>
     Effect.gen(function*() {
       if (point._tag === "Revision") {
         const [row] = yield* sql<{ readonly snapshot: string; readonly last: string }>`

@@ -1,6 +1,7 @@
 import { Clock, Duration, Effect, Layer, Option, Ref, Result } from "effect"
 import type { AccountId } from "../../schema/ApiKey.ts"
 import type { JobAsOf, JobEvent, ViewPoint } from "../../schema/JobEvent.ts"
+import type { JobId } from "../../schema/JobRef.ts"
 import type { HistoryPruned, UnknownJob } from "./JobErrors.ts"
 import * as JobFold from "./JobFold.ts"
 import * as JobLifecycle from "./JobLifecycle.ts"
@@ -47,7 +48,7 @@ const memory = Layer.effect(Jobs)(Effect.gen(function*() {
   const pointInTime = (
     current: MemoryState,
     accountId: AccountId,
-    id: string,
+    id: JobId,
     point: ViewPoint
   ): Result.Result<JobAsOf, UnknownJob | HistoryPruned> => {
     if (find(current, accountId, id) === undefined) return Result.fail(notFound(id))

@@ -22,11 +22,11 @@ export class Proposals extends Context.Service<Proposals, {
   /** The proposal's canonical bytes, exactly as hashed; `UnknownJob` for another account's Job or an unknown hash. */
   readonly document: (
     accountId: AccountId,
-    jobId: string,
+    jobId: JobId,
     hash: string
   ) => Effect.Effect<string, UnknownJob | Unavailable>
   /** Supersedes the Job's open proposal if it is past its `expiresAt` (the Job plans again); whether it did. */
-  readonly expire: (accountId: AccountId, jobId: string) => Effect.Effect<boolean, Unavailable>
+  readonly expire: (accountId: AccountId, jobId: JobId) => Effect.Effect<boolean, Unavailable>
   /** `expire` for every open proposal past its `expiresAt` (the runner's sweep); answers how many. */
   readonly expireDue: Effect.Effect<number, Unavailable>
 }>()("Proposals") {}
@@ -41,7 +41,7 @@ const noProposal = (hash: string) => new UnknownJob({ message: `The Job has no p
 interface Reads {
   readonly bytes: (
     accountId: AccountId,
-    jobId: string,
+    jobId: JobId,
     hash: string
   ) => Effect.Effect<Option.Option<string>, UnknownJob | Unavailable>
   readonly due: Effect.Effect<ReadonlyArray<{ readonly accountId: AccountId; readonly jobId: JobId }>, Unavailable>
@@ -80,7 +80,7 @@ export const make = (reads: Reads) =>
         )
       }).pipe(Effect.catchIf((error) => error instanceof UnknownJob, () => Effect.void))
 
-    const expire = (accountId: AccountId, jobId: string) =>
+    const expire = (accountId: AccountId, jobId: JobId) =>
       store.mutate(accountId, jobId, (record, now) => Result.succeed(WorkRules.expire(record, now))).pipe(
         Effect.map((change) => change.events.length > 0),
         Effect.catchIf((error) => error instanceof UnknownJob, () => Effect.succeed(false))
