@@ -30,23 +30,25 @@ const fromRow = (row: LedgerRow): Row => ({
 const unavailable = () => new ProviderTransient({ message: "the sandbox's ledger cannot be reached" })
 
 /**
- * The ledger in the service's database: each call is one short transaction that locks its key's row,
+ * The ledger in the service's database: each call is one short transaction that holds its key's lock,
  * so that calls with one key from any number of processes perform at most one side effect.
  */
 export const layerLive = Layer.effectContext(Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const guard = yield* StoreGuard.make("sandbox")
-  const select = (key: string, lock: boolean) =>
+  const select = (key: string) =>
     sql<LedgerRow>`SELECT key, job_id, proposal_hash, document, calls, effects, state, reference
-      FROM sandbox_ledger WHERE key = ${key} ${lock ? sql`FOR UPDATE` : sql``}`.pipe(
+      FROM sandbox_ledger WHERE key = ${key}`.pipe(
       Effect.map(([row]) => Option.map(Option.fromUndefinedOr(row), fromRow))
     )
   return make({
-    row: (key) => guard(select(key, false)).pipe(Effect.mapError(unavailable)),
+    row: (key) => guard(select(key)).pipe(Effect.mapError(unavailable)),
     change: (key, decide) =>
       guard(sql.withTransaction(Effect.gen(function*() {
-        // A key's first execute inserts its row; concurrent first executes meet on the primary key.
-        const current = yield* select(key, true)
+        // A row lock cannot serialise the first calls of a key, which find no row to lock: each would
+        // decide to perform the effect. A lock on the key itself, held to the commit, does.
+        yield* sql`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`
+        const current = yield* select(key)
         const decision = decide(Option.getOrUndefined(current))
         if (decision === undefined) return Option.none()
         const row = decision.row!
