@@ -479,6 +479,22 @@ layer(previewServerWith(servicesTest()), { excludeTestServices: true, timeout: "
           assert.strictEqual((yield* createJob(url, key, body, idempotencyKey)).status, 201)
         }))
 
+      it.effect("refuses a constraint of no known type, or not an object, as invalid_request naming it", () =>
+        Effect.gen(function*() {
+          const url = yield* baseUrl
+          const key = yield* newKey()
+          const refused = (constraints: ReadonlyArray<unknown>) =>
+            createJob(url, key, { request: "A haircut", constraints }, newIdempotencyKey())
+          assert.strictEqual(
+            expectError(yield* refused([{ type: "colour", text: "red" }]), 422, "invalid_request"),
+            "constraints[0].type must be one of budget, deadline, window, location, quantity, timezone, note."
+          )
+          assert.strictEqual(
+            expectError(yield* refused([{ type: "note", text: "x" }, "x"]), 422, "invalid_request"),
+            "constraints[1] must be an object."
+          )
+        }))
+
       it.effect("stores 4xx answers given after the claim, and replays them", () =>
         Effect.gen(function*() {
           const url = yield* baseUrl

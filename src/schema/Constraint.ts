@@ -161,8 +161,11 @@ export const ConstraintInput = Schema.Union([
 export type ConstraintInput = typeof ConstraintInput.Type
 export type ConstraintType = ConstraintInput["type"]
 
-/** Excess keys are errors: the contract answers anything but the listed members with 422. */
-export const strictParseOptions = { onExcessProperty: "error" } as const
+/**
+ * Excess keys are errors: the contract answers anything but the listed members with 422. Issues keep the
+ * input they refused, so that a message can say what was wrong with it (`Job.describeIssue`).
+ */
+export const strictParseOptions = { onExcessProperty: "error", reportInput: true } as const
 
 export const decodeConstraintInput = Schema.decodeUnknownResult(ConstraintInput, strictParseOptions)
 

@@ -103,7 +103,7 @@ const pathText = (path: ReadonlyArray<PropertyKey>) =>
  * Says what is wrong with a request in words a person reads, naming the place (`constraints[0].max`,
  * `limit`). `input` is what was decoded, when the issue does not carry it.
  */
-export const describeIssue = (issue: SchemaIssue.Issue, input: unknown = inputOf(issue)): string => {
+export const describeIssue = (issue: SchemaIssue.Issue): string => {
   if (issue._tag === "InvalidType" && (issue.ast._tag === "Objects" || issue.ast._tag === "Declaration")) {
     return "The body must be a JSON object."
   }
@@ -114,7 +114,7 @@ export const describeIssue = (issue: SchemaIssue.Issue, input: unknown = inputOf
   // A constraint that matches no member of the union: say which `type` values exist, or what the
   // matching member lacks.
   if (path[0] === "constraints" && path.length === 2 && first.message.startsWith("Expected ConstraintInput")) {
-    const constraint = (input as { constraints: ReadonlyArray<unknown> }).constraints[path[1] as number]
+    const constraint = inputAt(issue, path)
     const type = typeof constraint === "object" && constraint !== null
       ? (constraint as { type?: unknown }).type
       : undefined
@@ -130,4 +130,28 @@ export const describeIssue = (issue: SchemaIssue.Issue, input: unknown = inputOf
   return `${at}: ${first.message.replace(/^Expected /, "expected ")}.`
 }
 
-const inputOf = (issue: SchemaIssue.Issue): unknown => SchemaIssue.hasInput(issue) ? issue.input : undefined
+/** The input found at `path` in an issue's tree: the issues nearest the leaves carry it. */
+const inputAt = (
+  issue: SchemaIssue.Issue,
+  path: ReadonlyArray<PropertyKey>,
+  at: ReadonlyArray<PropertyKey> = []
+): unknown => {
+  const here = at.length === path.length && at.every((key, i) => key === path[i])
+  if (here && SchemaIssue.hasInput(issue)) return issue.input
+  switch (issue._tag) {
+    case "Pointer":
+      return inputAt(issue.issue, path, [...at, ...issue.path])
+    case "Filter":
+    case "Encoding":
+      return inputAt(issue.issue, path, at)
+    case "Composite":
+    case "AnyOf":
+      for (const inner of issue.issues) {
+        const found = inputAt(inner, path, at)
+        if (found !== undefined) return found
+      }
+      return undefined
+    default:
+      return undefined
+  }
+}
