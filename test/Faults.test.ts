@@ -1,7 +1,6 @@
 import { PgClient } from "@effect/sql-pg"
 import { assert, describe, layer } from "@effect/vitest"
 import { PGlite } from "@electric-sql/pglite"
-import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import { ConfigProvider, Context, Effect, Layer, Option, Redacted, Stream } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import type { SqlClient } from "effect/sql"
@@ -9,6 +8,7 @@ import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join as joinPath } from "node:path"
 import { performance } from "node:perf_hooks"
+import * as PgliteSessions from "../src/services/store/PgliteSessions.ts"
 import { Waitlist } from "../src/services/waitlist/Waitlist.ts"
 import { layer as waitlistOnStore } from "../src/services/waitlist/WaitlistLive.ts"
 import type { RawResponse } from "./support/Http.ts"
@@ -46,19 +46,17 @@ const pgliteUpstream = Effect.gen(function*() {
     Effect.promise(() => mkdtemp(joinPath(tmpdir(), "waitlist-faults-"))),
     (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
   )
-  const server = yield* Effect.acquireRelease(
+  const { port } = yield* Effect.acquireRelease(
     Effect.promise(async () => {
       const db = await PGlite.create({ dataDir })
-      // One backend, shared by the sockets (the server queues their queries): room for the
-      // service's pool of 10, the connections it replaces and the test's own direct client.
-      const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 64 })
-      await server.start()
-      return server
+      // One backend, shared by the service's pool, the connections it replaces and the test's own client.
+      const sessions = PgliteSessions.make(db)
+      return { db, sessions, port: await sessions.listen() }
     }),
-    (server) => Effect.promise(() => server.stop().then(() => server.db.close()))
+    ({ db, sessions }) => Effect.promise(() => sessions.close().then(() => db.close()))
   )
-  const [host, port] = server.getServerConn().split(":")
-  return { host, port: Number(port), url: new URL(`postgres://postgres@${host}:${port}/postgres`) } satisfies Upstream
+  const host = "127.0.0.1"
+  return { host, port, url: new URL(`postgres://postgres@${host}:${port}/postgres`) } satisfies Upstream
 })
 
 const postgresUpstream = (admin: string) =>

@@ -3,6 +3,7 @@ import type { Redacted } from "effect"
 import { Config, Duration, Effect, Layer, Option, Schema } from "effect"
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
+import type { PgliteSessions } from "./PgliteSessions.ts"
 
 const PoolSize = Schema.NumberFromString.pipe(
   Schema.decodeTo(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1000 })))
@@ -98,23 +99,33 @@ const claimOrFind = async (dataDir: string, role: Role): Promise<number | undefi
   throw new Error(`${path} stays held by process ${readFileSync(path, "utf8").split(" ")[0]}`)
 }
 
-/** Opens the data directory and serves it on a loopback port, or finds the service that does. */
-const open = async (dataDir: string, role: Role) => {
+/**
+ * Opens the data directory, or finds the service that serves it: the service serves its sessions on a
+ * loopback port, for the command line.
+ */
+const open = async (dataDir: string, role: Role): Promise<Embedded> => {
   mkdirSync(dataDir, { recursive: true })
   const owner = await claimOrFind(dataDir, role)
-  if (owner !== undefined) return { port: owner, server: undefined }
+  if (owner !== undefined) return { _tag: "Borrowed", port: owner }
   // Loaded only here: a service on PostgreSQL does not carry the embedded database in its memory.
-  const [{ PGlite }, { PGLiteSocketServer }] = await Promise.all([
+  const [{ PGlite }, PgliteSessions] = await Promise.all([
     import("@electric-sql/pglite"),
-    import("@electric-sql/pglite-socket")
+    import("./PgliteSessions.ts")
   ])
   const db = await PGlite.create({ dataDir })
-  const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 16 })
-  await server.start()
-  const port = Number(server.getServerConn().split(":")[1])
+  const sessions = PgliteSessions.make(db)
+  const port = role === "service" ? await sessions.listen() : 0
   writeFileSync(join(dataDir, lockFile), `${process.pid} ${port} ${role}`)
-  return { port, server }
+  return { _tag: "Owned", sessions, close: () => sessions.close().then(() => db.close()) }
 }
+
+type Embedded =
+  | { readonly _tag: "Borrowed"; readonly port: number }
+  | {
+    readonly _tag: "Owned"
+    readonly sessions: PgliteSessions
+    readonly close: () => Promise<void>
+  }
 
 const release = (dataDir: string) => {
   const path = join(dataDir, lockFile)
@@ -125,33 +136,31 @@ const release = (dataDir: string) => {
   }
 }
 
+/** Connections to the embedded database: several share its one session (`PgliteSessions`). */
+const embeddedConnections = 4
+
 /**
- * PGlite persisted under `DATA_DIR`, served on a loopback port picked at start so that the very same
- * `PgClient` (and so every query, timeout and error path) serves both modes. PGlite has one backend
- * session, serialised by the socket server (which keeps an open transaction to its own connection),
- * so each client holds one connection.
+ * PGlite persisted under `DATA_DIR`, reached through the very same `PgClient` (and so every query,
+ * timeout and error path) as PostgreSQL: in process when this process opened it, on the owner's
+ * loopback port when a command borrows it from the service.
  */
 const embedded = (config: DatabaseConfig, role: Role) =>
   Layer.unwrap(Effect.gen(function*() {
     const dataDir = resolve(config.dataDir)
-    const port = yield* Effect.acquireRelease(
+    const store = yield* Effect.acquireRelease(
       Effect.tryPromise({
         try: () => open(dataDir, role),
         catch: (cause) => new Error(`DATA_DIR ${dataDir}: ${(cause as Error).message}`, { cause })
       }),
-      ({ server }) =>
-        server === undefined
+      (store) =>
+        store._tag === "Borrowed"
           ? Effect.void
-          : Effect.promise(() => server.stop().then(() => server.db.close()).finally(() => release(dataDir)))
-    ).pipe(Effect.map(({ port }) => port))
-    return PgClient.layer({
-      ...pgSettings(config),
-      host: "127.0.0.1",
-      port,
-      username: "postgres",
-      database: "postgres",
-      maxConnections: 1
-    })
+          : Effect.promise(() => store.close().finally(() => release(dataDir)))
+    )
+    const common = { ...pgSettings(config), username: "postgres", database: "postgres", ssl: false } as const
+    return store._tag === "Owned"
+      ? PgClient.layer({ ...common, stream: store.sessions.connect, maxConnections: embeddedConnections })
+      : PgClient.layer({ ...common, host: "127.0.0.1", port: store.port, maxConnections: 1 })
   }))
 
 /**
