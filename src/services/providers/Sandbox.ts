@@ -186,8 +186,19 @@ const cancelDecision = (current: Row): Decision<void> => {
   return { row: row.state === "succeeded" ? { ...row, state: "compensated" } : row, answer: Effect.void }
 }
 
-const slowly = (constraints: ReadonlyArray<Constraint>) =>
-  directivesOf(constraints).has("slow") ? Effect.sleep(Duration.seconds(2)) : Effect.void
+/**
+ * `sandbox:slow`: every call takes 2 s. A call that changes something does it halfway through, as a
+ * remote provider would: a caller that stops waiting, or dies, meanwhile cannot know whether it was done.
+ */
+const slowly = (constraints: ReadonlyArray<Constraint>, seconds = 2) =>
+  directivesOf(constraints).has("slow") ? Effect.sleep(Duration.seconds(seconds)) : Effect.void
+
+const halfway = <A, E, R>(constraints: ReadonlyArray<Constraint>, change: Effect.Effect<A, E, R>) =>
+  slowly(constraints, 1).pipe(
+    Effect.andThen(Effect.exit(change)),
+    Effect.tap(() => slowly(constraints, 1)),
+    Effect.flatten
+  )
 
 export const toEntry = (row: Row): LedgerEntry => ({
   key: row.key,
@@ -213,10 +224,10 @@ export const make = (ledger: Ledger) =>
     name: "sandbox",
     quote: (request) => Effect.andThen(slowly(request.constraints), Effect.sync(() => quotes(request))),
     execute: ({ document, key, proposalHash }) =>
-      slowly(document.constraints).pipe(
-        Effect.andThen(ledger.change(key, (row) => executeDecision(row, key, document, proposalHash))),
-        Effect.map(Option.getOrThrow)
-      ),
+      halfway(
+        document.constraints,
+        ledger.change(key, (row) => executeDecision(row, key, document, proposalHash))
+      ).pipe(Effect.map(Option.getOrThrow)),
     inspect: (key) =>
       Effect.gen(function*() {
         const found = yield* ledger.row(key)
@@ -238,7 +249,9 @@ export const make = (ledger: Ledger) =>
       Effect.gen(function*() {
         const found = yield* ledger.row(key)
         if (Option.isNone(found)) return
-        yield* slowly(found.value.document.constraints)
-        yield* ledger.change(key, (row) => row === undefined ? undefined : cancelDecision(row))
+        yield* halfway(
+          found.value.document.constraints,
+          ledger.change(key, (row) => row === undefined ? undefined : cancelDecision(row))
+        )
       })
   }).pipe(Context.add(SandboxLedger, { entries: ledger.entries }))
