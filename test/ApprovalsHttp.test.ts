@@ -473,6 +473,47 @@ const behaviour = <E>(name: string, services: Layer.Layer<JobServices, E>) =>
           ])
         }))
 
+      it.effect("slow: a cancellation during verification lets the inspection finish, undoes the effect, cancels", () =>
+        Effect.gen(function*() {
+          const { job, key, url } = yield* approvedWith("slow")
+          yield* untilEvent(url, key, job.id, "execution.succeeded")
+          const cancelling = yield* call(url, {
+            path: `/v1/jobs/${job.id}/cancel`,
+            key,
+            idempotencyKey: newIdempotencyKey(),
+            body: {}
+          })
+          assert.strictEqual(cancelling.status, 200, cancelling.body)
+          assert.strictEqual(JSON.parse(cancelling.body).status, "recovering")
+          const cancelled = yield* settled(url, key, job.id)
+          assert.strictEqual(cancelled.status, "cancelled")
+          assert.isNull(cancelled.outcome)
+          const ledger = yield* ledgerOf(job.id)
+          assert.deepStrictEqual(ledger.map((entry) => [entry.effects, entry.state]), [[1, "compensated"]])
+          const seen = types(yield* eventsOf(url, key, job.id))
+          assert.includeMembers(seen, ["work.invalidated", "recovery.step:compensate", "job.cancelled"])
+          assert.notInclude(seen, "verification.succeeded")
+          assert.notInclude(seen, "job.completed")
+        }))
+
+      it.effect("slow: a new revision during verification undoes the old effect, then the new revision goes on", () =>
+        Effect.gen(function*() {
+          const { job, key, url } = yield* approvedWith("slow")
+          yield* untilEvent(url, key, job.id, "execution.succeeded")
+          const revised = yield* call(url, {
+            path: `/v1/jobs/${job.id}/constraints`,
+            key,
+            idempotencyKey: newIdempotencyKey(),
+            body: { jobRevision: 1, constraints: [budget] }
+          })
+          assert.strictEqual(revised.status, 200, revised.body)
+          yield* untilEvent(url, key, job.id, "recovery.step:compensate")
+          const next = yield* settled(url, key, job.id)
+          assert.deepStrictEqual([next.jobRevision, next.status, next.outcome], [2, "awaiting_approval", null])
+          assert.deepStrictEqual((yield* ledgerOf(job.id)).map((entry) => entry.state), ["compensated"])
+          assert.notInclude(types(yield* eventsOf(url, key, job.id)), "verification.succeeded")
+        }))
+
       it.effect("a new revision during execution undoes the old one's side effect before it executes anything", () =>
         Effect.gen(function*() {
           const { job, key, url } = yield* approvedWith("slow")
@@ -488,12 +529,8 @@ const behaviour = <E>(name: string, services: Layer.Layer<JobServices, E>) =>
           const next = yield* settled(url, key, job.id)
           assert.strictEqual(next.status, "awaiting_approval")
           assert.strictEqual(next.jobRevision, 2)
-          // The call in flight finishes (2 s), then its side effect is undone.
-          for (let i = 0; i < 500; i++) {
-            const ledger = yield* ledgerOf(job.id)
-            if (ledger.length > 0 && ledger.every((entry) => entry.state === "compensated")) break
-            yield* Effect.sleep("20 millis")
-          }
+          // The call in flight finishes (2 s), then its side effect is undone, and that is recorded.
+          yield* untilEvent(url, key, job.id, "recovery.step:compensate")
           const ledger = yield* ledgerOf(job.id)
           assert.deepStrictEqual(ledger.map((entry) => entry.state), ["compensated"])
           // Slow calls outlast a short PROPOSAL_TTL: decide on the proposal the Job has now.
