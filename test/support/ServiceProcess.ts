@@ -1,5 +1,6 @@
 import { execFileSync, spawn } from "node:child_process"
 import type { ChildProcess } from "node:child_process"
+import { randomUUID } from "node:crypto"
 import { once } from "node:events"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -65,6 +66,8 @@ export const createKey = (env: Record<string, string>, account: string, scopes =
  * an answer other than 2xx is thrown, with its body.
  */
 export const caller = (base: string, key: string) => {
+  // Unique across callers made in the same millisecond, as well as within one.
+  const prefix = randomUUID()
   let counter = 0
   return async <A>(method: string, path: string, body?: unknown): Promise<A> => {
     const response = await fetch(`${base}${path}`, {
@@ -73,7 +76,7 @@ export const caller = (base: string, key: string) => {
         authorization: `Bearer ${key}`,
         ...(body === undefined ? {} : {
           "content-type": "application/json",
-          "idempotency-key": `process-${process.pid}-${Date.now()}-${++counter}`
+          "idempotency-key": `process-${prefix}-${++counter}`
         })
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) })

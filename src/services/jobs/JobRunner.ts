@@ -1,6 +1,8 @@
+import * as NodeClusterSocket from "@effect/platform-node/NodeClusterSocket"
 import * as NodeCrypto from "@effect/platform-node/NodeCrypto"
-import { Cause, Clock, Duration, Effect, Layer, Option, Schedule, Schema } from "effect"
+import { Cause, Clock, Config, Duration, Effect, Layer, Option, Schedule, Schema, SchemaTransformation } from "effect"
 import * as ClusterWorkflowEngine from "effect/cluster/ClusterWorkflowEngine"
+import * as RunnerAddress from "effect/cluster/RunnerAddress"
 import * as SingleRunner from "effect/cluster/SingleRunner"
 import * as Activity from "effect/workflow/Activity"
 import * as DurableClock from "effect/workflow/DurableClock"
@@ -121,23 +123,57 @@ export const layer = (options: { readonly sweepInterval?: Duration.Input | undef
   Layer.merge(workflow, starts(options)).pipe(Layer.provide(Work.layer))
 
 /**
- * The engine on effect/cluster's SQL storage, in the store's own database: one runner in this
- * process; several processes share the work through the database (shards are held with advisory locks).
+ * `RUNNER_ADDRESS=host:port`: this process is one runner of a cluster, reached by the others at that
+ * address (it listens there for their messages). Unset: the process is a runner on its own.
  */
-export const engineLive = ClusterWorkflowEngine.layer.pipe(
-  Layer.provideMerge(SingleRunner.layer({ runnerStorage: "sql" })),
-  Layer.provide(NodeCrypto.layerDigest)
-)
-
-/** The engine in memory: the same runs, kept for the life of the process. */
-export const engineTest = WorkflowEngine.layerMemory
+export const RunnerAddressConfig = Config.option(Config.schema(
+  Schema.String.check(Schema.makeFilter((text) => {
+    const match = /^(.+):(\d{1,5})$/.exec(text)
+    return (match !== null && Number(match[2]) >= 1 && Number(match[2]) <= 65535) || "expected host:port"
+  })).pipe(Schema.decodeTo(
+    Schema.instanceOf(RunnerAddress.RunnerAddress),
+    SchemaTransformation.transform({
+      decode: (text) =>
+        RunnerAddress.make(text.slice(0, text.lastIndexOf(":")), Number(text.slice(text.lastIndexOf(":") + 1))),
+      encode: (address) => `${address.host}:${address.port}`
+    })
+  )),
+  "RUNNER_ADDRESS"
+))
 
 /**
- * The engine for the configured store: SQL storage on PostgreSQL (`DATABASE_URL`); in memory on the
- * embedded store, where the sweep restarts, after a restart, the revisions still to interpret (see
- * README, "The Jobs preview on the embedded store").
+ * Leases short enough that the Jobs of a runner that dies move to the others within 10 seconds: its
+ * heartbeat lapses after `shardLockExpiration`, the survivors see it within `refreshAssignmentsInterval`
+ * and take its shards (on PostgreSQL its advisory locks went with its connections), then deliver its
+ * runs again from their last recorded step. The health check's pings may find it gone sooner.
+ */
+const failover = {
+  shardLockExpiration: Duration.seconds(5),
+  refreshAssignmentsInterval: Duration.seconds(1),
+  runnerHealthCheckInterval: Duration.seconds(2)
+} as const
+
+/**
+ * The engine on effect/cluster's SQL storage, in the store's own database, so that every run outlives
+ * its process: a cluster runner when `RUNNER_ADDRESS` is set (several processes share the Jobs' shards
+ * through the database, each holding its shards with advisory locks); otherwise a runner on its own.
+ * On the embedded store, whose one session every connection shares, shards are held by leases in a
+ * table instead of advisory locks.
  */
 export const engine = Layer.unwrap(Effect.gen(function*() {
   const { url } = yield* DatabaseConfig
-  return Option.isSome(url) ? engineLive : engineTest
+  const address = yield* RunnerAddressConfig
+  const shardingConfig = { ...failover, shardLockDisableAdvisory: Option.isNone(url) }
+  const sharding = Option.match(address, {
+    onNone: () => SingleRunner.layer({ runnerStorage: "sql", shardingConfig }),
+    onSome: (runnerAddress) =>
+      NodeClusterSocket.layer({
+        storage: "sql",
+        shardingConfig: { ...shardingConfig, runnerAddress: Option.some(runnerAddress) }
+      })
+  })
+  return ClusterWorkflowEngine.layer.pipe(Layer.provideMerge(sharding), Layer.provide(NodeCrypto.layerDigest))
 }))
+
+/** The engine in memory: the same runs, kept for the life of the process (for tests). */
+export const engineTest = WorkflowEngine.layerMemory

@@ -55,6 +55,12 @@ const retried = {
   times: ExecutionRules.maxAttempts - 1
 } as const
 
+/**
+ * A provider call is never interrupted (a process that stops lets it finish, within the provider's own
+ * timeout): work is stopped by the fence before the next call, never by cutting one short.
+ */
+const whole = Effect.uninterruptible
+
 export const layer = Layer.effect(Work)(Effect.gen(function*() {
   const store = yield* JobStore
   const jobs = yield* Jobs
@@ -78,12 +84,12 @@ export const layer = Layer.effect(Work)(Effect.gen(function*() {
 
   /** One execute call; an answer that did not come is looked up by key before anything else. */
   const call = (execution: ExecutionState, document: ProposalDocument): Effect.Effect<CallResult> =>
-    providers.execute({ key: execution.key, proposalHash: execution.proposalHash, document }).pipe(
+    whole(providers.execute({ key: execution.key, proposalHash: execution.proposalHash, document })).pipe(
       Effect.map((receipt): CallResult => ({ _tag: "Succeeded", reference: receipt.reference })),
       Effect.catch((error: ProviderError): Effect.Effect<CallResult> => {
         if (error._tag === "ProviderPermanent") return Effect.succeed({ _tag: "Permanent", error: error.message })
         if (error._tag === "ProviderTransient") return Effect.succeed({ _tag: "Transient", error: error.message })
-        return providers.inspect(execution.key).pipe(
+        return whole(providers.inspect(execution.key)).pipe(
           Effect.map((inspection): CallResult =>
             Option.isSome(inspection) && inspection.value.state === "succeeded"
               ? { _tag: "Succeeded", reference: inspection.value.reference }
@@ -98,14 +104,14 @@ export const layer = Layer.effect(Work)(Effect.gen(function*() {
 
   /** Undoes what an execution did, if anything: inspect by key, then cancel what stands. */
   const undo = (execution: ExecutionState): Effect.Effect<Undo> =>
-    providers.inspect(execution.key).pipe(
+    whole(providers.inspect(execution.key)).pipe(
       Effect.retry(retried),
       Effect.flatMap((inspection): Effect.Effect<Undo, ProviderError> => {
         if (Option.isNone(inspection) || inspection.value.state === "failed") {
           return Effect.succeed({ _tag: "Undone", hadEffect: false })
         }
         if (inspection.value.state === "compensated") return Effect.succeed({ _tag: "Undone", hadEffect: true })
-        return providers.cancel(execution.key).pipe(
+        return whole(providers.cancel(execution.key)).pipe(
           Effect.retry({ ...retried, while: (error: ProviderError) => error._tag !== "ProviderPermanent" }),
           Effect.as<Undo>({ _tag: "Undone", hadEffect: true })
         )
@@ -130,7 +136,7 @@ export const layer = Layer.effect(Work)(Effect.gen(function*() {
         return
       }
       // A provider that cannot answer now has not failed verification: it is asked again until it answers.
-      const verification = yield* verifier.verify(document, execution.key).pipe(
+      const verification = yield* whole(verifier.verify(document, execution.key)).pipe(
         Effect.tapError((error) => Effect.logWarning("verification waits for the provider", error.message)),
         Effect.retry(waitOut),
         // `waitOut` never ends.
