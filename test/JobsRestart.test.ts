@@ -3,11 +3,16 @@
  * started again on the same PostgreSQL: every Job that was not finished goes on, and no interpretation
  * is recorded twice; and the service started before its database exists. Real processes (`node
  * src/main.ts` with `JOBS_API=preview`), a real database: runs when `TEST_DATABASE_URL` names a
- * PostgreSQL server (as `.ci/run` does).
+ * PostgreSQL server (as `.ci/run` does). And the same on the embedded store, with Jobs killed while
+ * they execute.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { execFileSync } from "node:child_process"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import pg from "pg"
-import { caller, createKey, database, kill, sleep, start } from "./support/ServiceProcess.ts"
+import { caller, createKey, database, kill, root, sleep, start } from "./support/ServiceProcess.ts"
 
 const adminUrl = process.env.TEST_DATABASE_URL
 
@@ -32,7 +37,11 @@ const api = (base: string, key: string) => {
 /** Waits until every Job waits for a person or has ended; answers them as they are then. */
 const working = ["interpreting", "planning", "executing", "verifying", "recovering"]
 
-const settled = async (client: ReturnType<typeof api>, ids: ReadonlyArray<string>, within: number) => {
+const settled = async <J extends JobView>(
+  client: { readonly get: (id: string) => Promise<J> },
+  ids: ReadonlyArray<string>,
+  within: number
+) => {
   const deadline = Date.now() + within
   for (;;) {
     const jobs = await Promise.all(ids.map(client.get))
@@ -138,6 +147,81 @@ describe.skipIf(adminUrl === undefined)("the Jobs preview as a real process on P
     } finally {
       await kill(service.child, "SIGTERM")
       await store.drop()
+    }
+  })
+})
+
+interface ExecutingJob extends JobView {
+  readonly proposal: { readonly proposalHash: string } | null
+  readonly outcome: unknown
+}
+
+/**
+ * The embedded store (the default): the service killed with SIGKILL while its Jobs execute, each in
+ * the middle of a 2 s provider call (`sandbox:slow`), and started again on the same data directory.
+ */
+describe("the Jobs preview as a real process on the embedded store", () => {
+  it("finishes the Jobs it was executing when killed, with one side effect each", { timeout: 120_000 }, async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "jobs-embedded-restart-"))
+    const env = { DATA_DIR: dataDir }
+    let service: Awaited<ReturnType<typeof start>> | undefined
+    try {
+      service = await start(env)
+      const key = createKey(env, "embedded", "jobs:read,jobs:write,approvals:write")
+      let call = caller(service.base, key)
+      const created = await Promise.all(Array.from({ length: 5 }, (_, i) =>
+        call<ExecutingJob>("POST", "/v1/jobs", {
+          request: `Book a table for ${2 + i} at an Italian restaurant in Lisbon on 4 December 2026 at 8pm`,
+          constraints: [
+            { type: "budget", max: { amount: "400.00", currency: "EUR" } },
+            { type: "note", text: "sandbox:slow" }
+          ]
+        })))
+      const ids = created.map((job) => job.id)
+      const get = (id: string) => call<ExecutingJob>("GET", `/v1/jobs/${id}`)
+      const proposed = await settled({ get }, ids, 30_000)
+      await Promise.all(proposed.map((job) =>
+        call("POST", `/v1/jobs/${job.id}/approvals`, {
+          proposalHash: job.proposal!.proposalHash,
+          jobRevision: job.jobRevision,
+          decision: "approve"
+        })
+      ))
+      // Killed as soon as every Job has begun its execution: each call is then under way.
+      const started = async () => {
+        const pages = await Promise.all(
+          ids.map((id) => call<{ data: ReadonlyArray<{ type: string }> }>("GET", `/v1/jobs/${id}/events?limit=1000`))
+        )
+        return pages.every((page) => page.data.some((event) => event.type === "execution.started"))
+      }
+      while (!(await started())) await sleep(50)
+      const statuses = (await Promise.all(ids.map(get))).map((job) => job.status)
+      await kill(service.child, "SIGKILL")
+
+      service = await start(env)
+      call = caller(service.base, key)
+      const restartedAt = Date.now()
+      const done = await settled({ get: (id) => call<ExecutingJob>("GET", `/v1/jobs/${id}`) }, ids, 60_000)
+      for (const job of done) {
+        assert.strictEqual(job.status, "completed", job.id)
+        assert.isNotNull(job.outcome, job.id)
+      }
+      const ledger = execFileSync(process.execPath, ["src/cli.ts", "sandbox", "ledger"], {
+        cwd: root,
+        env: { ...process.env, ...env },
+        encoding: "utf8"
+      }).trim().split("\n").map((line) => JSON.parse(line) as { jobId: string; effects: number; state: string })
+      for (const id of ids) {
+        const entries = ledger.filter((entry) => entry.jobId === id)
+        assert.deepStrictEqual(entries.map((entry) => [entry.effects, entry.state]), [[1, "succeeded"]], id)
+      }
+      process.stderr.write(
+        `embedded store: SIGKILL with ${statuses.length} Jobs at work (${statuses.join(", ")}); after restart all `
+          + `completed within ${Date.now() - restartedAt} ms, one side effect each\n`
+      )
+    } finally {
+      if (service !== undefined) await kill(service.child, "SIGTERM")
+      rmSync(dataDir, { recursive: true, force: true })
     }
   })
 })
