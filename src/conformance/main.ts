@@ -1,13 +1,17 @@
 import { NodeHttpClient, NodeRuntime, NodeServices } from "@effect/platform-node"
-import { Console, Duration, Effect, Option } from "effect"
+import { Console, Duration, Effect, Option, Redacted } from "effect"
 import { Command, Flag } from "effect/cli"
 import { randomBytes } from "node:crypto"
+import type { Check } from "./Check.ts"
+import { makeJobApi } from "./JobApi.ts"
+import { jobChecks } from "./JobChecks.ts"
 import * as Runner from "./Runner.ts"
 import { waitlistChecks } from "./WaitlistChecks.ts"
 
 /**
- * `npm run conformance -- --base-url URL [--timeout T]`: the project's black-box checks of the waitlist,
- * over HTTP only, against any deployment. Exit status 0 only when no check failed.
+ * `npm run conformance -- --base-url URL [--key KEY] [--only waitlist|jobs] [--timeout T]`:
+ * the project's black-box checks of the waitlist and the Job API, over HTTP only, against any
+ * deployment. Exit status 0 only when no check failed.
  */
 
 const parseTimeout = (text: string): Duration.Duration => {
@@ -28,10 +32,21 @@ const parseBaseUrl = (text: string): string => {
   return text.replace(/\/+$/, "")
 }
 
+const skipping = (checks: ReadonlyArray<Check>, reason: string | undefined) =>
+  reason === undefined ? checks : checks.map((item) => ({ ...item, skip: reason }))
+
 const conformance = Command.make("conformance", {
   baseUrl: Flag.String("base-url").pipe(
     Flag.mapTryCatch(parseBaseUrl, (error) => (error as Error).message),
     Flag.withDescription("the deployment, e.g. http://localhost:8080")
+  ),
+  key: Flag.Redacted("key").pipe(
+    Flag.optional,
+    Flag.withDescription("an API key with jobs:read,jobs:write,approvals:write; without it the Job API is skipped")
+  ),
+  only: Flag.Literals("only", ["waitlist", "jobs"]).pipe(
+    Flag.optional,
+    Flag.withDescription("run only the checks of the waitlist, or only those of the Job API")
   ),
   timeout: Flag.String("timeout").pipe(
     Flag.withDefault("30 seconds"),
@@ -41,14 +56,22 @@ const conformance = Command.make("conformance", {
 }, (options) =>
   Effect.gen(function*() {
     const runId = randomBytes(4).toString("hex")
+    const only = Option.getOrUndefined(options.only)
+    const key = Option.map(options.key, Redacted.value)
+    const api = makeJobApi(options.baseUrl, Option.getOrElse(key, () => ""), runId)
+    const jobsSkip = Option.isNone(key) ? "needs --key" : undefined
+    const checks = [
+      ...(only === "jobs" ? [] : waitlistChecks(options.baseUrl, runId)),
+      ...(only === "waitlist" ? [] : skipping(jobChecks(api), jobsSkip))
+    ]
     yield* Console.log(`Conformance run ${runId} against ${options.baseUrl}`)
-    const summary = yield* Runner.run(waitlistChecks(options.baseUrl, runId), options.timeout)
+    const summary = yield* Runner.run(checks, options.timeout)
     yield* Console.log(Runner.summaryLine(summary))
     if (summary.failed > 0) process.exitCode = 1
   })).pipe(
     Command.withDescription(
       "Check a deployment of the request-coordination service against docs/API.md, over HTTP. It adds test"
-        + " addresses (conformance+<run>-<n>@example.com) to the waitlist."
+        + " addresses (conformance+<run>-<n>@example.com) to the waitlist and, with --key, Jobs to the key's account."
     )
   )
 
