@@ -2,6 +2,7 @@ import { NodeHttpClient, NodeRuntime, NodeServices } from "@effect/platform-node
 import { Console, Duration, Effect, Option, Redacted } from "effect"
 import { Command, Flag } from "effect/cli"
 import { randomBytes } from "node:crypto"
+import { approvalChecks } from "./ApprovalChecks.ts"
 import type { Check } from "./Check.ts"
 import { makeJobApi } from "./JobApi.ts"
 import { jobChecks } from "./JobChecks.ts"
@@ -9,7 +10,7 @@ import * as Runner from "./Runner.ts"
 import { waitlistChecks } from "./WaitlistChecks.ts"
 
 /**
- * `npm run conformance -- --base-url URL [--key KEY] [--only waitlist|jobs] [--timeout T]`:
+ * `npm run conformance -- --base-url URL [--key KEY] [--sandbox] [--only waitlist|jobs] [--timeout T]`:
  * the project's black-box checks of the waitlist and the Job API, over HTTP only, against any
  * deployment. Exit status 0 only when no check failed.
  */
@@ -44,6 +45,10 @@ const conformance = Command.make("conformance", {
     Flag.optional,
     Flag.withDescription("an API key with jobs:read,jobs:write,approvals:write; without it the Job API is skipped")
   ),
+  sandbox: Flag.Boolean("sandbox").pipe(
+    Flag.withDefault(false),
+    Flag.withDescription("the deployment's provider is the sandbox: also approve proposals and execute them")
+  ),
   only: Flag.Literals("only", ["waitlist", "jobs"]).pipe(
     Flag.optional,
     Flag.withDescription("run only the checks of the waitlist, or only those of the Job API")
@@ -60,9 +65,13 @@ const conformance = Command.make("conformance", {
     const key = Option.map(options.key, Redacted.value)
     const api = makeJobApi(options.baseUrl, Option.getOrElse(key, () => ""), runId)
     const jobsSkip = Option.isNone(key) ? "needs --key" : undefined
+    const approvalsSkip = jobsSkip ?? (options.sandbox ? undefined : "needs --sandbox: it approves spending")
     const checks = [
       ...(only === "jobs" ? [] : waitlistChecks(options.baseUrl, runId)),
-      ...(only === "waitlist" ? [] : skipping(jobChecks(api), jobsSkip))
+      ...(only === "waitlist" ? [] : [
+        ...skipping(jobChecks(api), jobsSkip),
+        ...skipping(approvalChecks(api), approvalsSkip)
+      ])
     ]
     yield* Console.log(`Conformance run ${runId} against ${options.baseUrl}`)
     const summary = yield* Runner.run(checks, options.timeout)
