@@ -4,7 +4,18 @@ import { parseEvents } from "../client/SseReader.ts"
 import type { JobEvent } from "../schema/JobEvent.ts"
 import { EventPage, JobAsOf } from "../schema/JobEvent.ts"
 import type { Check, Mismatch } from "./Check.ts"
-import { check, decode, expectError, expectHeader, expectStatus, expectThat, once, parseJson, show } from "./Check.ts"
+import {
+  check,
+  Deadline,
+  decode,
+  expectError,
+  expectHeader,
+  expectStatus,
+  expectThat,
+  once,
+  parseJson,
+  show
+} from "./Check.ts"
 import { readStream } from "./Http.ts"
 import type { JobApi } from "./JobApi.ts"
 
@@ -58,14 +69,15 @@ export const eventChecks = (
     )
   })
 
-  /** The stream until `count` events have come (or 5 s): what came, as SSE messages. */
+  /** The stream until `count` events have come (or 5 s, or the check's deadline): what came, as SSE messages. */
   const stream = (id: string, count: number, headers: Record<string, string> = {}) =>
     Effect.gen(function*() {
+      const deadline = yield* Deadline
       const answer = yield* readStream(
         api.baseUrl,
         { path: `/v1/jobs/${id}/events`, headers: { ...api.auth, accept: "text/event-stream", ...headers } },
         (text) => parseEvents(text).length >= count,
-        "5 seconds"
+        Math.max(0, Math.min(5000, deadline - Date.now()))
       )
       yield* expectStatus(answer, 200)
       yield* expectThat(
