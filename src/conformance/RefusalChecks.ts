@@ -75,6 +75,16 @@ export const refusalChecks = (api: JobApi, document: { readonly request: string 
         const message = yield* expectError(answer, 422, "invalid_request")
         yield* expectThat(message.includes("constraints[0].max"), "a message naming constraints[0].max", message)
       })
+    ),
+    check(
+      "jobs 422 invalid_request: a constraint of no known type, or not an object, named in the message",
+      Effect.gen(function*() {
+        for (const [constraint, place] of [[{ type: "colour" }, "constraints[0].type"], ["x", "constraints[0]"]]) {
+          const answer = yield* api.post("/v1/jobs", { request: document.request, constraints: [constraint] })
+          const message = yield* expectError(answer, 422, "invalid_request")
+          yield* expectThat(message.includes(place as string), `a message naming ${place}`, message)
+        }
+      })
     )
   ]
 }
