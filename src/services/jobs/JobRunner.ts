@@ -16,6 +16,7 @@ import { Jobs } from "./Jobs.ts"
 import { JobWork } from "./JobWork.ts"
 import { Proposals } from "./Proposals.ts"
 import * as Work from "./Work.ts"
+import * as WorkTiming from "./WorkTiming.ts"
 
 /**
  * The work of one run of a revision of a Job (`JobLifecycle.RunRef`), run by effect/workflow's engine:
@@ -37,12 +38,11 @@ export const JobRun = Workflow.make("JobRun", {
 /** The most steps one run takes: far more than any run needs; a guard against a loop. */
 const maxSteps = 500
 
-/** A store that cannot answer is waited out: the step is retried until it can. */
-const storeRetry = Schedule.min([Schedule.exponential(Duration.millis(200), 2), Schedule.spaced(Duration.seconds(30))])
-
 /** Registers `JobRun`'s body with the engine. */
 const workflow = JobRun.toLayer(Effect.fnUntraced(function*(ref) {
   const work = yield* Work.Work
+  // A store that cannot answer is waited out: the step is retried until it can.
+  const storeRetry = WorkTiming.waitOut(yield* WorkTiming.WorkTiming)
   for (let step = 1; step <= maxSteps; step++) {
     // At least once, like every activity: a step run again after a crash changes nothing twice.
     const next = yield* Activity.make({
@@ -67,37 +67,38 @@ const workflow = JobRun.toLayer(Effect.fnUntraced(function*(ref) {
 
 /**
  * Starts runs as changes commit (`JobWork`), and sweeps the store (at start, then every
- * `sweepInterval`) for the runs Jobs still need (a signal lost with its process is found then) and for
- * proposals past their expiry. Starting is idempotent: the run's id is its Job, revision and run.
+ * `WorkTiming.sweepInterval`) for the runs Jobs still need (a signal lost with its process is found
+ * then) and for proposals past their expiry. Starting is idempotent: the run's id is its Job, revision
+ * and run.
  */
-const starts = (options: { readonly sweepInterval?: Duration.Input | undefined } = {}) =>
-  Layer.effectDiscard(Effect.gen(function*() {
-    const jobs = yield* Jobs
-    const proposals = yield* Proposals
-    const work = yield* JobWork
+const starts = Layer.effectDiscard(Effect.gen(function*() {
+  const { sweepInterval } = yield* WorkTiming.WorkTiming
+  const jobs = yield* Jobs
+  const proposals = yield* Proposals
+  const work = yield* JobWork
 
-    const start = (ref: RunRef) =>
-      JobRun.execute({ accountId: ref.accountId, jobId: ref.jobId, revision: ref.revision, run: ref.run }, {
-        discard: true
-      }).pipe(
-        Effect.catchCause((cause) =>
-          Cause.hasInterruptsOnly(cause)
-            ? Effect.interrupt
-            : Effect.logWarning("job work not started; the sweep retries it", { jobId: ref.jobId }, cause)
-        )
+  const start = (ref: RunRef) =>
+    JobRun.execute({ accountId: ref.accountId, jobId: ref.jobId, revision: ref.revision, run: ref.run }, {
+      discard: true
+    }).pipe(
+      Effect.catchCause((cause) =>
+        Cause.hasInterruptsOnly(cause)
+          ? Effect.interrupt
+          : Effect.logWarning("job work not started; the sweep retries it", { jobId: ref.jobId }, cause)
       )
-
-    yield* work.take.pipe(Effect.flatMap(start), Effect.forever, Effect.forkScoped)
-
-    const sweep = Effect.andThen(
-      proposals.expireDue,
-      jobs.pendingRuns.pipe(Effect.flatMap((refs) => Effect.forEach(refs, start, { discard: true })))
-    ).pipe(Effect.catchCause((cause) => Effect.logWarning("job sweep failed", cause)))
-    yield* sweep.pipe(
-      Effect.repeat(Schedule.spaced(options.sweepInterval ?? Duration.seconds(10))),
-      Effect.forkScoped
     )
-  }))
+
+  yield* work.take.pipe(Effect.flatMap(start), Effect.forever, Effect.forkScoped)
+
+  const sweep = Effect.andThen(
+    proposals.expireDue,
+    jobs.pendingRuns.pipe(Effect.flatMap((refs) => Effect.forEach(refs, start, { discard: true })))
+  ).pipe(Effect.catchCause((cause) => Effect.logWarning("job sweep failed", cause)))
+  yield* sweep.pipe(
+    Effect.repeat(Schedule.spaced(sweepInterval)),
+    Effect.forkScoped
+  )
+}))
 
 /**
  * `runner` built in the background, and built again every 5 s while it cannot be (its engine opens its
@@ -118,9 +119,8 @@ export const inBackground = <E, R>(runner: Layer.Layer<never, E, R>) =>
     )
   }))
 
-/** The runner on whichever `WorkflowEngine` is provided. */
-export const layer = (options: { readonly sweepInterval?: Duration.Input | undefined } = {}) =>
-  Layer.merge(workflow, starts(options)).pipe(Layer.provide(Work.layer))
+/** The runner on whichever `WorkflowEngine` is provided, with the waits of `WorkTiming`. */
+export const layer = Layer.merge(workflow, starts).pipe(Layer.provide(Work.layer))
 
 /**
  * `RUNNER_ADDRESS=host:port`: this process is one runner of a cluster, reached by the others at that
