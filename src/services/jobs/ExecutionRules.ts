@@ -172,8 +172,13 @@ export const undone = (record: JobRecord, number: number, undo: Undo, now: strin
     : `${execution.reference} (key ${execution.key})`
   if (undo._tag === "Failed") {
     const reason = `Could not undo ${what}: ${undo.error}`
+    // A newer revision may have presented a proposal meanwhile: `job.failed` supersedes it, as
+    // `job.cancelled` does, so that no proposal of an ended Job stays open.
+    const proposal = record.proposal?.status === "open"
+      ? { ...record.proposal, status: "superseded" as const }
+      : record.proposal
     return {
-      record: at(record, now, { status: "failed", execution: null, cancelling: false }),
+      record: at(record, now, { status: "failed", execution: null, cancelling: false, proposal }),
       events: [
         step("fail", "failed", { ...ids(execution), error: undo.error }),
         { type: "job.failed", data: { reason, status: "failed" } }
