@@ -142,8 +142,9 @@ export const newEvents = async (real: Real, model: Model, id: JobId) =>
   (await eventsOf(real, id)).slice(model.seen.get(id) ?? 0)
 
 /**
- * Once the runner has no work left for the Job: its view, record and ledger, checked against the
- * design (the ledger) and each other; the model then takes the Job as the store has it.
+ * Once the runner has no work left for the Job: its view, its point-in-time view, its record and its
+ * ledger, checked against the design (the ledger) and each other; the model then takes the Job as the
+ * store has it.
  */
 export const observe = async (real: Real, model: Model, id: JobId) => {
   await settled(real, [id])
@@ -156,6 +157,12 @@ export const observe = async (real: Real, model: Model, id: JobId) => {
     [job.jobRevision, job.status, job.questions.map((question) => question.id)],
     [record.revision, record.status, record.questions.map((question) => question.id)]
   )
+  // The point-in-time view after the last event (a snapshot and the fold of the events since) is the Job.
+  const { asOf, ...then } = await run(
+    real.jobs.view(real.accountId, id, { _tag: "Position", position: events.at(-1)!.position })
+  )
+  assert.deepStrictEqual(then, job, "the Job as its events tell it")
+  assert.deepStrictEqual(asOf, { jobRevision: job.jobRevision, position: events.at(-1)!.position })
   if (job.status === "completed") assert.strictEqual(job.proposal?.status, "approved")
   else assert.isNull(job.outcome, "an Outcome only when completed")
   if (job.status === "awaiting_approval") assert.strictEqual(job.proposal?.status, "open")
