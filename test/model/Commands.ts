@@ -6,7 +6,16 @@ import { directives } from "../../src/services/providers/Sandbox.ts"
 import type { Model, Real } from "./Driver.ts"
 import { attempt, before, expectChange, expectRefused, expectSuccess, newEvents, pick, run } from "./Driver.ts"
 import type { JobModel, Kind } from "./Model.ts"
-import { directiveNote, directivesOf, isTerminal, kinds, plainNotes, reinterpreting, sameNotes } from "./Model.ts"
+import {
+  directiveNote,
+  directivesOf,
+  isTerminal,
+  kinds,
+  newJob,
+  plainNotes,
+  reinterpreting,
+  sameNotes
+} from "./Model.ts"
 import { Interrupt } from "./Races.ts"
 
 /**
@@ -14,7 +23,7 @@ import { Interrupt } from "./Races.ts"
  * (with sandbox directives as faults, and the scripted interpreter's kinds, which ask 0, 1 or 2
  * questions), answer (all, one, stale, a question not asked), revise (new constraints, the same in
  * another order, stale), approve and reject (right, stale, mismatched, twice), cancel, restart the
- * runner, and interrupt the runner's work (races.ts). Each waits for the runner's work and holds the
+ * runner, and interrupt the runner's work (Races.ts). Each waits for the runner's work and holds the
  * Job to the model's prediction.
  */
 
@@ -22,7 +31,8 @@ export type Command = fc.AsyncCommand<Model, Real>
 
 const faults = fc.subarray([...directives], { minLength: 1, maxLength: 2 })
 
-// `slow` more often than the others: it opens the windows in which a cancellation or a revision races a provider call.
+// `slow` more often than the others: it opens the windows in which a cancellation or a revision races a
+// provider call.
 const notesArbitrary = fc.tuple(
   fc.oneof(
     { weight: 2, arbitrary: fc.constant([]) },
@@ -30,7 +40,7 @@ const notesArbitrary = fc.tuple(
     { weight: 1, arbitrary: faults.map((list) => [...new Set([...list, "slow" as const])]) }
   ),
   fc.subarray([...plainNotes], { maxLength: 1 })
-).map(([faults, plain]) => [...faults.map(directiveNote), ...plain])
+).map(([chosen, plain]) => [...chosen.map(directiveNote), ...plain])
 
 const notes = (list: ReadonlyArray<string>) => list.map((text) => ({ type: "note" as const, text }))
 
@@ -48,18 +58,7 @@ export class Create implements Command {
   async run(model: Model, real: Real) {
     const created = await run(real.jobs.create(real.accountId, { request: this.kind, constraints: notes(this.notes) }))
     assert.deepStrictEqual([created.jobRevision, created.status], [1, "interpreting"])
-    const job: JobModel = {
-      id: created.id,
-      kind: this.kind,
-      revision: 1,
-      status: "interpreting",
-      notes: this.notes,
-      answered: [],
-      open: [],
-      proposal: null,
-      decided: [],
-      excluded: 0
-    }
+    const job = newJob(created.id, this.kind, this.notes)
     model.jobs.push(job)
     real.tally.faults += directivesOf(this.notes).size
     await expectChange(real, model, job, ["job.created"])
@@ -227,7 +226,10 @@ const checkDocument = async (real: Real, job: JobModel) => {
   assert.deepStrictEqual([document.jobId, document.jobRevision], [job.id, job.revision])
 }
 
-/** The runner stopped and built again while every Job waits or has ended: nothing changes, and the next commands run on the new one. */
+/**
+ * The runner stopped and built again while every Job waits or has ended: nothing changes, and the next
+ * commands run on the new one.
+ */
 export class Restart implements Command {
   check = () => true
   async run(model: Model, real: Real) {

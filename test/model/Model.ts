@@ -68,6 +68,20 @@ export interface JobModel {
   readonly excluded: number
 }
 
+/** A Job just created: revision 1, interpreting. */
+export const newJob = (id: JobId, kind: Kind, notes: ReadonlyArray<string>): JobModel => ({
+  id,
+  kind,
+  revision: 1,
+  status: "interpreting",
+  notes,
+  answered: [],
+  open: [],
+  proposal: null,
+  decided: [],
+  excluded: 0
+})
+
 export const isTerminal = (status: Job["status"]) =>
   status === "completed" || status === "failed" || status === "cancelled"
 

@@ -16,12 +16,13 @@ import {
   run
 } from "./Driver.ts"
 import type { JobModel, Kind } from "./Model.ts"
-import { directivesOf, isTerminal, nameOf, reinterpreting, withoutRetries } from "./Model.ts"
+import { directivesOf, isTerminal, nameOf, newJob, reinterpreting, withoutRetries } from "./Model.ts"
 
 /**
  * The runner's work interrupted: a Job is given work (a Job waiting for a decision is approved, one
- * waiting for input answered, or a new one created), and after `after` of its events, while the
- * runner may be anywhere in that work (`after` modulo its length), the runner is restarted, or the Job cancelled or revised.
+ * waiting for input answered, or a new one created), and once it has `after` (modulo the work's
+ * length) of the work's events, while the runner may be anywhere in that work, the runner is
+ * restarted, or the Job cancelled or revised.
  *
  * A restart changes nothing the model predicts: the Job ends exactly where the work would have taken
  * it, with the same events, except that a transient failure's record may be missing (see
@@ -82,18 +83,7 @@ export class Interrupt implements fc.AsyncCommand<Model, Real> {
         request: this.kind,
         constraints: this.notes.map((text) => ({ type: "note" as const, text }))
       }))
-      const start: JobModel = {
-        id: created.id,
-        kind: this.kind,
-        revision: 1,
-        status: "interpreting",
-        notes: this.notes,
-        answered: [],
-        open: [],
-        proposal: null,
-        decided: [],
-        excluded: 0
-      }
+      const start = newJob(created.id, this.kind, this.notes)
       model.jobs.push(start)
       real.tally.faults += directivesOf(this.notes).size
       return { immediate: ["job.created"], start }
@@ -143,8 +133,11 @@ export class Interrupt implements fc.AsyncCommand<Model, Real> {
     )
     assert.isAtLeast(cut, 0, `no cancellation in ${names}`)
     assert.deepStrictEqual(names.slice(0, cut), work.slice(0, cut), "before the cancellation, the work as predicted")
+    // Cancelled at once, unless an execution is under way: then its side effect is undone first.
+    const executing = names.slice(0, cut).includes("execution.started")
+    assert.strictEqual(exit.value.status, names[cut] === "job.cancelled" ? "cancelled" : "recovering")
     if (exit.value.status === "cancelled") assert.strictEqual(cut, names.length - 1, "nothing follows a cancellation")
-    const undoCanFail = directivesOf(start.notes).has("cancel-fails")
+    const undoCanFail = executing && directivesOf(start.notes).has("cancel-fails")
     assert.include(undoCanFail ? ["cancelled", "failed"] : ["cancelled"], seen.job.status, names.join(" "))
     assert.strictEqual(seen.job.jobRevision, start.revision)
     this.resync(model, start, seen)
@@ -175,11 +168,12 @@ export class Interrupt implements fc.AsyncCommand<Model, Real> {
     assert.isAtLeast(cut, 0, `no revision in ${names}`)
     assert.deepStrictEqual(names.slice(0, cut), work.slice(0, cut), "before the revision, the work as predicted")
     const next = predict(reinterpreting(start, { notes: this.notes }))
-    if (seen.job.status === "failed" && directivesOf(start.notes).has("cancel-fails")) {
+    const executing = names.slice(0, cut).includes("execution.started")
+    if (seen.job.status === "failed" && executing && directivesOf(start.notes).has("cancel-fails")) {
       // The old execution could not be undone: the Job fails, naming what stands (checked by `observe`).
       return this.resync(model, start, seen)
     }
-    // The new revision's work as predicted, once the old revision's proposals and the invalidations are set aside.
+    // The new revision's work as predicted, the old revision's proposals and the invalidations set aside.
     const old = new Set(
       seen.events.slice(0, seen.events.length - seen.fresh.length + cut)
         .filter((event) => event.type === "proposal.presented")
