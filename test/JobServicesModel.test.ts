@@ -38,7 +38,7 @@ describe("the Job services against their model", () => {
       Effect.scoped(Effect.gen(function*() {
         const harness = yield* Harness.live
         wentDeep(
-          yield* runModel({ name: `on ${TestDatabase.kind}`, sequences, maxCommands: 20, harness: { shared: harness } })
+          yield* runModel({ name: `on ${TestDatabase.kind}`, sequences, maxCommands: 15, harness: { shared: harness } })
         )
       })),
     600_000

@@ -1,4 +1,4 @@
-import { ConfigProvider, Context, Duration, Effect, Exit, Layer, PubSub, Scope } from "effect"
+import { ConfigProvider, Context, Duration, Effect, Exit, Layer, PubSub, References, Scope } from "effect"
 import type { WorkflowEngine } from "effect/workflow/WorkflowEngine"
 import type { AccountId } from "../../src/schema/ApiKey.ts"
 import type { JobId } from "../../src/schema/Job.ts"
@@ -176,7 +176,12 @@ export const live = Effect.gen(function*() {
   const context = yield* fresh(stores)
   return yield* make(
     context,
-    JobRunner.engine.pipe(Layer.provide(Layer.merge(config, Layer.succeedContext(context)))),
+    JobRunner.engine.pipe(
+      Layer.provide(Layer.merge(config, Layer.succeedContext(context))),
+      // A runner built again in the same process warns "No healthy runners available" every second until
+      // effect/cluster marks it healthy again; the model's checks say what matters.
+      Layer.provide(Layer.succeed(References.MinimumLogLevel)("Error"))
+    ),
     Duration.seconds(60),
     // Publication on PostgreSQL waits for older transactions to end, which wakes no one.
     Duration.millis(20)
