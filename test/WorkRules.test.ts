@@ -257,7 +257,21 @@ describe("WorkRules", () => {
         })
         assert.deepStrictEqual(JobFold.fold(undefined, log), JobLifecycle.toView(record))
       }),
-      { numRuns: 1000 }
+      {
+        numRuns: 1000,
+        examples: [[[
+          // A cancellation while an older revision's execution was undone and the new revision's
+          // proposal stood open: the record kept the proposal open on the cancelled Job.
+          { n: 2, free: true, approve: false, stale: true, wrongHash: true, call: "ok", ok: false },
+          { n: 2, free: true, approve: false, stale: true, wrongHash: true, call: "ok", ok: false },
+          { n: 2, free: true, approve: false, stale: true, wrongHash: true, call: "ok", ok: false },
+          { n: 0, free: true, approve: false, stale: true, wrongHash: true, call: "ok", ok: false },
+          { n: 399354686, free: true, approve: false, stale: true, wrongHash: true, call: "ok", ok: false },
+          { n: 3013955, free: false, approve: false, stale: true, wrongHash: true, call: "ok", ok: false },
+          { n: 98730576, free: true, approve: false, stale: true, wrongHash: true, call: "ok", ok: false },
+          { n: 18326535, free: true, approve: false, stale: true, wrongHash: true, call: "ok", ok: true }
+        ]]]
+      }
     ))
 
   it("hashes the RFC 8785 bytes of the document", () => {

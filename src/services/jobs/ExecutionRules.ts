@@ -2,6 +2,7 @@ import type { JobStatus } from "../../schema/Job.ts"
 import type { Outcome, ProposalDocument } from "../../schema/Proposal.ts"
 import type { Inspection } from "../providers/Provider.ts"
 import type { Change, ExecutionState, JobRecord, NewEvent, RunRef } from "./JobRecord.ts"
+import { closedProposal } from "./JobRecord.ts"
 
 import { at, atMost, isCurrent, noChange, step, units } from "./WorkRules.ts"
 
@@ -80,7 +81,7 @@ export const executed = (record: JobRecord, number: number, result: CallResult, 
 const settledWithoutEffect = (record: JobRecord, events: ReadonlyArray<NewEvent>, now: string): Change =>
   record.cancelling
     ? {
-      record: at(record, now, { status: "cancelled", cancelling: false }),
+      record: at(record, now, { status: "cancelled", cancelling: false, proposal: closedProposal(record) }),
       events: [...events, { type: "job.cancelled", data: { previousStatus: "recovering" } }]
     }
     : { record, events }
