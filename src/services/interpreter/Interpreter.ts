@@ -1,6 +1,8 @@
 import type { DateTime } from "effect"
-import { Context, Effect, Layer } from "effect"
+import { Config, Context, Effect, Layer, Schema } from "effect"
+import { LanguageModel } from "effect/ai"
 import type { ConstraintInput, Objective, Question } from "../../schema/Constraint.ts"
+import type { ModelConfig } from "./ModelReader.ts"
 import { interpretRequest } from "./Request.ts"
 
 export { interpretRequest }
@@ -53,6 +55,35 @@ export class Interpreter extends Context.Service<Interpreter, {
 export const layerLive: Layer.Layer<Interpreter> = Layer.succeed(Interpreter)({
   interpret: (input) => Effect.sync(() => interpretRequest(input))
 })
+
+/**
+ * The language model through effect/ai's `LanguageModel`, falling back to the rule-based reader on any
+ * error, timeout or answer the schemas refuse.
+ */
+export const layerModel = (config: ModelConfig): Layer.Layer<Interpreter> =>
+  Layer.unwrap(
+    Effect.promise(() => import("./ModelReader.ts")).pipe(Effect.map((Model) =>
+      Layer.effect(Interpreter)(Effect.gen(function*() {
+        const model = yield* LanguageModel.LanguageModel
+        const interpret = Model.modelInterpret(config.timeout)
+        return {
+          interpret: (input) => interpret(input).pipe(Effect.provideService(LanguageModel.LanguageModel, model))
+        }
+      })).pipe(Layer.provide(Model.openAiCompatible(config)))
+    ))
+  )
+
+/** `INTERPRETER`: `offline` (the default, rule-based) or `llm` (`INTERPRETER_LLM_*`, see the README). */
+export const InterpreterKind = Config.schema(Schema.Literals(["offline", "llm"]), "INTERPRETER").pipe(
+  Config.withDefault("offline" as const)
+)
+
+/** The interpreter configuration names: offline unless `INTERPRETER=llm`. */
+export const layer: Layer.Layer<Interpreter, Config.ConfigError> = Layer.unwrap(Effect.gen(function*() {
+  if ((yield* InterpreterKind) === "offline") return layerLive
+  const { ModelConfig } = yield* Effect.promise(() => import("./ModelReader.ts"))
+  return layerModel(yield* ModelConfig)
+}))
 
 /**
  * For other services' tests: a scripted interpretation for the requests a test names (by their exact

@@ -1,315 +1,68 @@
 import type { ObjectiveKind } from "../../schema/Constraint.ts"
-import { summaryMaxLength } from "../../schema/Constraint.ts"
-import type { TimeSpec } from "./DateWords.ts"
-import { wordNumber } from "./Numbers.ts"
-import type { Token } from "./Tokens.ts"
 
-export const nowTime: TimeSpec = { start: -1, ambiguous: false, text: "now" }
-
-// ---------------------------------------------------------------------------------------------------
-// Objective.
-
-type Strength = "strong" | "weak"
-const kindWords: ReadonlyArray<readonly [ObjectiveKind, Strength, ReadonlyArray<string>]> = [
-  ["transport", "strong", [
-    "flight",
-    "flights",
-    "fly",
-    "flying",
-    "plane",
-    "airline",
-    "airfare",
-    "train",
-    "trains",
-    "rail",
-    "railway",
-    "taxi",
-    "taxis",
-    "cab",
-    "uber",
-    "lyft",
-    "ride",
-    "bus",
-    "coach",
-    "ferry",
-    "shuttle",
-    "flght",
-    "fligth",
-    "fligt",
-    "flihgt",
-    "trian",
-    "taxy",
-    "chauffeur",
-    "limo",
-    "limousine",
-    "boarding",
-    "layover",
-    "round-trip",
-    "roundtrip",
-    "one-way",
-    "tgv",
-    "eurostar",
-    "amtrak",
-    "voo",
-    "vuelo",
-    "vol",
-    "flug",
-    "comboio",
-    "tren",
-    "zug"
-  ]],
-  ["transport", "weak", ["transfer", "trip", "drive", "pickup", "pick-up", "lift", "return", "travel"]],
-  ["reservation", "strong", [
-    "table",
-    "restaurant",
-    "restaurants",
-    "dinner",
-    "lunch",
-    "brunch",
-    "hotel",
-    "hotels",
-    "hostel",
-    "airbnb",
-    "accommodation",
-    "accomodation",
-    "villa",
-    "resort",
-    "campsite",
-    "resturant",
-    "restaraunt",
-    "restuarant",
-    "restarant",
-    "resto",
-    "reservation",
-    "reservations",
-    "reservaton",
-    "reservasion",
-    "hotell",
-    "tabel",
-    "bnb",
-    "b&b",
-    "motel",
-    "inn",
-    "rental",
-    "suite",
-    "mesa",
-    "restaurante",
-    "jantar",
-    "cena",
-    "dîner",
-    "hôtel",
-    "quarto",
-    "habitación"
-  ]],
-  ["reservation", "weak", [
-    "book",
-    "booking",
-    "reserve",
-    "rent",
-    "stay",
-    "room",
-    "rooms",
-    "nights",
-    "night",
-    "reservar",
-    "réserver",
-    "reservieren"
-  ]],
-  ["appointment", "strong", [
-    "appointment",
-    "appointments",
-    "appt",
-    "apointment",
-    "appointmnet",
-    "dentist",
-    "doctor",
-    "gp",
-    "physio",
-    "physiotherapist",
-    "haircut",
-    "barber",
-    "hairdresser",
-    "salon",
-    "manicure",
-    "pedicure",
-    "massage",
-    "checkup",
-    "check-up",
-    "vet",
-    "therapist",
-    "consultation",
-    "optician",
-    "vaccination",
-    "vaccine",
-    "dermatologist",
-    "nails",
-    "spa",
-    "facial",
-    "interview"
-  ]],
-  ["service", "strong", [
-    "repair",
-    "repairs",
-    "repaired",
-    "plumber",
-    "electrician",
-    "cleaner",
-    "cleaners",
-    "cleaning",
-    "installation",
-    "install",
-    "installed",
-    "mechanic",
-    "locksmith",
-    "movers",
-    "removals",
-    "handyman",
-    "painter",
-    "gardener",
-    "babysitter",
-    "nanny",
-    "dog-walker",
-    "tutor",
-    "servicing",
-    "leak",
-    "leaking",
-    "broken",
-    "unblock",
-    "replace",
-    "replacement",
-    "assemble",
-    "assembly",
-    "fixed",
-    "repiar",
-    "plummer"
-  ]],
-  ["service", "weak", ["fix", "fixing", "clean", "service", "help"]],
-  ["purchase", "strong", [
-    "buy",
-    "buying",
-    "purchase",
-    "groceries",
-    "grocery",
-    "gift",
-    "gifts",
-    "present",
-    "flowers",
-    "bouquet",
-    "shopping",
-    "tickets",
-    "ticket",
-    "concert",
-    "pizza",
-    "takeaway",
-    "takeout",
-    "groceris",
-    "eggs",
-    "milk",
-    "bread",
-    "wine",
-    "laptop",
-    "phone",
-    "shoes",
-    "book",
-    "books"
-  ]],
-  ["purchase", "weak", ["order", "get", "shop", "pick", "find", "comprar", "acheter", "kaufen", "compra"]],
-  ["delivery", "strong", [
-    "courier",
-    "parcel",
-    "parcels",
-    "package",
-    "packages",
-    "shipping",
-    "ship",
-    "shipment",
-    "post",
-    "mail"
-  ]],
-  ["delivery", "weak", ["send", "deliver", "delivery", "delivered", "move", "moving"]]
+/**
+ * Words for each kind, strongest first: a thing named ("dentist", "taxi", "groceries") outweighs a
+ * generic noun ("appointment", "tickets", "delivery"), which outweighs a verb ("book", "buy", "send").
+ * So "buy train tickets" is transport, "book an appointment for a car service" a service and "send
+ * flowers" a purchase. Within a tier the first word said wins.
+ */
+const tiers: ReadonlyArray<Readonly<Partial<Record<ObjectiveKind, string>>>> = [
+  {
+    transport:
+      "flights? fly|flying plane airline airfare trains? rail railway taxis? cabs? uber lyft bus coach ferry " +
+      "shuttle chauffeur limo limousine eurostar amtrak tgv one-way round-trip return-trip layover",
+    reservation:
+      "tables? restaurants? dinner lunch brunch breakfast hotels? hostel airbnb accommodation villa resort " +
+      "campsite motel inn b&b bnb suite resturant restaraunt restuarant tabel bistro pub cafe trattoria " +
+      "car-hire car-rental",
+    appointment:
+      "dentist doctor doctor's gp physio physiotherapist haircut barber hairdresser salon manicure pedicure " +
+      "massage check-?up vet therapist optician vaccination dermatologist nails spa facial interview " +
+      "eye-test blood-test hair waxing tattoo",
+    service: "plumber electrician cleaner cleaners cleaning mechanic locksmith movers removals handyman painter " +
+      "gardener babysitter nanny dog-walker tutor leak leaking leaks broken unblock blocked installation " +
+      "car-service mot oil-change install assemble assembly boiler repair repairs repaired fix fixed fixing servicing serviced " +
+      "plummer repiar decorator roofer carpenter",
+    purchase: "groceries grocery gift gifts present flowers bouquet concert gig festival musical theatre match game " +
+      "pizza takeaway takeout cake vouchers? gift-card",
+    delivery: "courier parcels? packages? shipping shipment ship postage letter documents"
+  },
+  {
+    reservation: "reservation reservations reservaton booking rental rent stay room rooms nights",
+    appointment: "appointment appointments appt apointment session slot",
+    service: "service moving move clean",
+    purchase: "tickets? seats? shopping order eggs milk bread wine laptop phone shoes food sofa tv headphones " +
+      "coffee",
+    delivery: "delivery deliver delivered send pickup pick-up"
+  },
+  {
+    reservation: "book reserve",
+    purchase: "buy buying purchase get find",
+    service: "help"
+  }
 ]
 
-/** Words that belong to a place or a thing of another kind ("train station", "ticket" for a flight). */
-const kindAfter: Record<string, ReadonlyArray<string>> = {
-  train: ["station"],
-  bus: ["stop", "station"],
-  taxi: ["rank"],
-  book: [],
-  table: ["tennis"]
-}
+const index: ReadonlyArray<ReadonlyArray<readonly [RegExp, ObjectiveKind]>> = tiers.map((tier) =>
+  Object.entries(tier).flatMap(([kind, words]) =>
+    words.split(" ").map((w) => [new RegExp(`\\b(?:${w.replace("-", "[- ]")})(?![\\w'])`, "i"), kind as ObjectiveKind])
+  )
+)
 
-const bookDeterminers = new Set([
-  "a",
-  "the",
-  "this",
-  "that",
-  "my",
-  "his",
-  "her",
-  "their",
-  "some",
-  "new",
-  "good",
-  "cook",
-  "children's",
-  "kids",
-  "old",
-  "rare",
-  "signed"
-])
+/** "a book", "2 books" are things to buy; "book a table" is a verb. */
+const bookNoun = /\b(?:a|the|this|that|my|her|his|new|good|\d+|two|three|some|cook|children's)\s+books?\b/i
 
-let kindIndex: Map<string, readonly [ObjectiveKind, Strength]> | undefined
+/** "train station", "bus stop", "table tennis": the word names a place or a thing, not the kind. */
+const notKind = /\b(?:train|bus|coach|ferry) (?:station|stop|terminal)s?\b|\btable tennis\b|\bhotel (?:bar|lobby)\b/gi
 
-const getKindIndex = () => {
-  if (kindIndex !== undefined) return kindIndex
-  kindIndex = new Map()
-  for (const [kind, strength, words] of kindWords) {
-    for (const word of words) {
-      if (!kindIndex.has(`${word}/${strength}`)) kindIndex.set(`${word}/${strength}`, [kind, strength])
+export const readKind = (text: string): ObjectiveKind => {
+  const t = text.replace(notKind, " ").replace(bookNoun, " book-noun gift ")
+  for (const tier of index) {
+    let best: { at: number; kind: ObjectiveKind } | undefined
+    for (const [pattern, kind] of tier) {
+      const m = pattern.exec(t)
+      if (m !== null && (best === undefined || m.index < best.at)) best = { at: m.index, kind }
     }
+    if (best !== undefined) return best.kind
   }
-  return kindIndex
-}
-
-export const readKind = (tokens: ReadonlyArray<Token>): ObjectiveKind => {
-  const index = getKindIndex()
-  let weak: ObjectiveKind | undefined
-  for (let i = 0; i < tokens.length; i++) {
-    const w = tokens[i]!.lower
-    if (tokens[i]!.kind !== "word") continue
-    const blocked = kindAfter[w]
-    if (blocked !== undefined && blocked.includes(tokens[i + 1]?.lower ?? "")) continue
-    // "book" is a noun after a determiner or a number ("a book", "2 books") and a verb elsewhere.
-    if (w === "book" || w === "books") {
-      const before = tokens[i - 1]
-      const noun = before !== undefined &&
-        (before.kind === "num" || wordNumber(before.lower) !== undefined || bookDeterminers.has(before.lower))
-      if (!noun) {
-        weak ??= "reservation"
-        continue
-      }
-    }
-    const strong = index.get(`${w}/strong`)
-    if (strong !== undefined) {
-      // "a plane ticket": the ticket is the transport's.
-      if (strong[0] === "purchase" && ["ticket", "tickets"].includes(w) && weak === undefined) {
-        const next = tokens.slice(i + 1, i + 5).map((t) => t.lower)
-        if (next.some((n) => index.get(`${n}/strong`)?.[0] === "transport")) continue
-      }
-      return strong[0]
-    }
-    const weakKind = index.get(`${w}/weak`)
-    if (weakKind !== undefined) weak ??= weakKind[0]
-  }
-  return weak ?? "other"
-}
-
-export const collapse = (s: string) => s.replace(/\s+/gu, " ").trim()
-
-export const summarise = (text: string): string => {
-  const chars = Array.from(collapse(text.toWellFormed()))
-  if (chars.length <= summaryMaxLength) return chars.join("")
-  const cut = chars.slice(0, summaryMaxLength - 1).join("")
-  const lastSpace = cut.lastIndexOf(" ")
-  return `${(lastSpace > summaryMaxLength / 2 ? cut.slice(0, lastSpace) : cut).trimEnd()}…`
+  return "other"
 }

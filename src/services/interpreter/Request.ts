@@ -1,119 +1,188 @@
-import type { ConstraintInput, Objective, Question } from "../../schema/Constraint.ts"
-import { dedupe, dedupeConstraints, readBudget, readZoneAnswer, sameZone } from "./Budget.ts"
-import { readDates } from "./Dates.ts"
-import { Findings, id, latestAnswers, questionOrder } from "./Findings.ts"
+import { DateTime } from "effect"
+import { Temporal } from "temporal-polyfill"
+import type { ConstraintInput, Objective, ObjectiveKind, QuestionAbout } from "../../schema/Constraint.ts"
+import { questionId, summaryMaxLength } from "../../schema/Constraint.ts"
+import { readBudget } from "./Budget.ts"
+import type { When } from "./Dates.ts"
+import { isReturnTrip, readDates } from "./Dates.ts"
 import type { Interpretation, InterpretInput } from "./Interpreter.ts"
-import { readKind, summarise } from "./Kinds.ts"
-import { zoneCurrency } from "./PlaceWords.ts"
-import { readQuantities } from "./Quantities.ts"
-import { Reader } from "./Reader.ts"
+import { readKind } from "./Kinds.ts"
+import { Findings } from "./Missing.ts"
+import { readMoney } from "./Money.ts"
+import type { Found, Place } from "./Places.ts"
+import { findPlace, namedZones, readPlaces, readZoneAnswer } from "./Places.ts"
+import { decideCounts, readCounts } from "./Quantities.ts"
+import { decideTimes } from "./Times.ts"
+import { dedupe, mask, normalize } from "./Words.ts"
 
-// ---------------------------------------------------------------------------------------------------
-// From readings to constraints and questions.
+const id = questionId
+
+/** What one text says: the request, or one answer, read by the same readers. */
+const readText = (text: string, now: Temporal.PlainDateTime, kind: ObjectiveKind, context: string) => {
+  const dates = readDates(text, now, kind, context)
+  const rest = mask(dates.text, dates.whens.map((w) => w.span))
+  const money = readMoney(rest)
+  return { whens: dates.whens, money, counts: readCounts(mask(rest, money.map((m) => m.span))) }
+}
+
+const summarise = (text: string): string => {
+  const chars = Array.from(text)
+  if (chars.length <= summaryMaxLength) return text
+  const cut = chars.slice(0, summaryMaxLength - 1).join("")
+  const space = cut.lastIndexOf(" ")
+  return `${(space > summaryMaxLength / 2 ? cut.slice(0, space) : cut).trimEnd()}…`
+}
+
+const zoneCountry = (zone: string | undefined) => {
+  const found = zone === undefined ? undefined : findPlace(zone.split("/").pop()!.replaceAll("_", " "))
+  return found?._tag === "Zone" && found.zone === zone ? [found.country] : []
+}
 
 /** What the request says, with the answers given so far applied; pure and deterministic. */
 export const interpretRequest = (input: InterpretInput): Interpretation => {
-  const answers = latestAnswers(input.answers)
-  const objectiveAnswer = answers.get(id("objective"))
-  const requestText = objectiveAnswer === undefined ? input.request : `${input.request}\n${objectiveAnswer}`
-  const text = requestText.toWellFormed().normalize("NFKC").replaceAll("’", "'")
-  const reader = new Reader(text)
-  const reading = reader.read()
-  const result = new Findings()
-
+  const latest = new Map<string, string>()
+  for (const a of input.answers) {
+    latest.delete(a.questionId)
+    latest.set(a.questionId, normalize(a.answer))
+  }
+  const answers = [...latest.entries()].filter(([, text]) => text !== "")
+  const answer = (about: QuestionAbout) => latest.get(id(about))
+  const request = normalize([input.request, answer("objective") ?? ""].join(". ").replace(/\. $/, ""))
+  const context = [request, ...answers.map(([, text]) => text)].join(". ")
+  const result = new Findings(latest)
   const caller = input.constraints
   const callerOf = <T extends ConstraintInput["type"]>(type: T) =>
     caller.filter((c): c is Extract<ConstraintInput, { type: T }> => c.type === type)
 
-  // ---- objective
-  const hasWords = reader.tokens.some((t) => t.kind === "word" && Array.from(t.text).length >= 2)
-  const kind = readKind(reader.tokens)
-  // A greeting or a stray word is no request: "hello", "test".
-  const understandable = hasWords &&
-    (kind !== "other" || reading.words > 2 ||
-      reading.money.length + reading.whens.length + reading.places.length + reading.quantities.length > 0)
-  const objective: Objective | null = understandable ? { kind, summary: summarise(text) } : null
-  if (objective === null) {
-    result.ask("objective", "What would you like done?", objectiveAnswer)
-  }
+  const kind = readKind(request)
+  const meaningful = /\p{L}{2,}/u.test(request) && (kind !== "other" || request.split(" ").length > 2)
+  const objective: Objective | null = meaningful ? { kind, summary: summarise(request) } : null
+  if (objective === null) result.ask("objective", "What would you like done?")
 
-  // ---- places
-  const callerPlaces = callerOf("location")
-  const places = callerPlaces.length > 0 ? [] : dedupe(reading.places.map((p) => p.place))
-  for (const place of places) result.constraints.push({ type: "location", place })
-
-  // ---- time zone: an answer, else the caller's, else one the words name, else one the places share.
-  const callerZone = callerOf("timezone")[0]?.zone
-  const zoneAnswer = answers.get(id("timezone"))
-  const answeredZone = zoneAnswer === undefined ? undefined : readZoneAnswer(zoneAnswer)
-  const explicitZones = dedupe(reading.zones)
-  const placeZones = dedupe(
-    [...reading.places, ...callerPlaces.flatMap((p) => new Reader(p.place).read().places)].flatMap((p) =>
-      p.zone === undefined ? [] : [p.zone]
-    ).concat(
-      callerPlaces.flatMap((p) => {
-        const r = new Reader(p.place)
-        const city = r.cityAt(0)
-        return city === undefined ? [] : [city.zone]
-      })
-    )
+  // ---- places: the request's, then an answer's; an answer to "where?" is a place even without "in".
+  const locationAnswer = answer("location")
+  const answeredPlaces = answers.filter(([q]) => q !== id("objective")).flatMap(([q, text]) => {
+    const read = readPlaces(text)
+    return read.length === 0 && q === id("location")
+      ? [{ text: text.replace(/[.!]+$/, ""), role: "at", vague: false } as Place]
+      : read
+  })
+  const requestPlaces = readPlaces(request).filter((p) => !(locationAnswer !== undefined && p.vague))
+  const places = dedupe([...requestPlaces, ...answeredPlaces], (p) => p.text)
+  const callerPlaces = callerOf("location").map((c): Place => ({ text: c.place, role: "at", vague: false }))
+  const known = places.filter((p) => !p.vague)
+  const found = new Map<Place, Found | undefined>(
+    [...known, ...callerPlaces].map((p) => [p, findPlace(p.text, context)])
   )
-  let zone: string | undefined
-  let zoneFromText = false
-  let zoneConflict = false
-  if (answeredZone !== undefined) {
-    zone = answeredZone
-    zoneFromText = zone !== callerZone
-  } else if (callerZone !== undefined) {
-    zone = callerZone
-    zoneConflict = explicitZones.some((z) => !sameZone(z, callerZone))
-  } else if (explicitZones.length === 1) {
-    zone = explicitZones[0]
-    zoneFromText = true
-  } else if (explicitZones.length > 1) {
-    zoneConflict = true
-  } else if (placeZones.length === 1) {
-    zone = placeZones[0]
-    zoneFromText = true
+  const ambiguous = [...found.entries()].find(([p, f]) => f?._tag === "Ambiguous" && !callerPlaces.includes(p))
+  if (ambiguous !== undefined && ambiguous[1]?._tag === "Ambiguous") {
+    const { name, options } = ambiguous[1]
+    result.ask("location", `Which ${name} do you mean: ${options.join(" or ")}?`)
   }
+  if (callerPlaces.length === 0) { for (const p of known) result.constraints.push({ type: "location", place: p.text }) }
 
-  // ---- currency context: places, zones.
-  const context = new Set<string>()
-  for (const p of reading.places) if (p.currency !== undefined) context.add(p.currency)
-  for (const p of callerPlaces) {
-    for (const q of new Reader(p.place).read().places) if (q.currency !== undefined) context.add(q.currency)
-    const r = new Reader(p.place)
-    const city = r.cityAt(0)
-    if (city !== undefined) {
-      const c = zoneCurrency(city.zone)
-      if (c !== undefined) context.add(c)
-    }
-    const country = r.countryAt(0)
-    if (country !== undefined) context.add(country.currency)
+  // ---- time zone: an answer, else the caller's, else one the words name, else the place's.
+  const zoneOf = (p: Place) => {
+    const f = found.get(p)
+    return f?._tag === "Zone" ? f : undefined
   }
-  for (const z of [zone, callerZone, ...placeZones]) {
-    const c = z === undefined ? undefined : zoneCurrency(z)
-    if (c !== undefined) context.add(c)
-  }
+  const zoneAnswer = answer("timezone")
+  const answeredZone = zoneAnswer === undefined ? undefined : readZoneAnswer(zoneAnswer)
+  const callerZone = callerOf("timezone")[0]?.zone
+  const named = dedupe(namedZones(context))
+  const ordered = [...callerPlaces, ...known].sort((a, b) =>
+    kind === "transport" ?
+      Number(b.role === "from") - Number(a.role === "from") :
+      kind === "delivery" ?
+      Number(b.role === "to") - Number(a.role === "to") :
+      0
+  )
+  const placeZone = ordered.map(zoneOf).find((z) => z !== undefined)
+  let zone: string | undefined = answeredZone?._tag === "Zone" ?
+    answeredZone.zone :
+    callerZone ?? named[0] ?? placeZone?.zone
+  const zoneConflict = answeredZone === undefined &&
+    (named.length > 1 || (callerZone !== undefined && named.some((z) => !sameZone(z, callerZone))))
+  if (zoneConflict) zone = undefined
+  const countries = [...ordered.flatMap((p) => zoneOf(p)?.country ?? []), ...zoneCountry(zone)].filter((c) => c !== "")
 
-  // ---- budget
-  readBudget(reading, caller, answers, context, result)
-
-  // ---- quantities
-  readQuantities(reading, kind, reader.tokens, caller, answers, result)
-
-  // ---- dates and times
-  readDates(reading, kind, input, answers, { zone, zoneFromText, zoneConflict, callerZone, explicitZones }, result)
-
-  // ---- answer
-  const order = (c: ConstraintInput) =>
-    ["budget", "deadline", "window", "location", "quantity", "timezone", "note"].indexOf(c.type)
-  const constraints = dedupeConstraints(result.constraints).sort((a, b) => order(a) - order(b))
-  if (result.questions.size === 0 && objective !== null) return { _tag: "Understood", objective, constraints }
-  const questions: Array<Question> = questionOrder.filter((about) => result.questions.has(about)).map((about) => ({
-    id: id(about),
-    text: result.questions.get(about)!,
-    about
+  // ---- what each text says, read on the place's clock
+  const nowLocal = Temporal.Instant.fromEpochMilliseconds(DateTime.toEpochMillis(input.createdAt))
+    .toZonedDateTimeISO(zone ?? "UTC").toPlainDateTime()
+  const own = readText(request, nowLocal, kind, context)
+  const read = answers.filter(([q]) => q !== id("objective")).map(([q, text]) => ({
+    q,
+    text,
+    ...readText(
+      q === id("budget") || q === id("budget.amount") ?
+        `budget ${text}` :
+        q === id("quantity.people") && /^\w+$/.test(text)
+        ? `for ${text}`
+        : text,
+      nowLocal,
+      kind,
+      context
+    )
   }))
-  return { _tag: "NeedsInput", objective, constraints, questions }
+
+  const table = kind === "reservation" &&
+    /\b(?:table|restaurant|dinner|lunch|brunch|breakfast|resturant)\b/i.test(request)
+  const counts = decideCounts(own.counts, read, table, caller, result)
+  const whens: ReadonlyArray<When> = read.reduce((current, a) => merge(current, a.whens), own.whens)
+  const times = decideTimes(whens, {
+    kind,
+    zone,
+    zoneConflict,
+    zones: [...(callerZone === undefined ? [] : [callerZone]), ...named],
+    returnTrip: isReturnTrip(context),
+    caller,
+    answered: read.some((a) => a.whens.length > 0),
+    noDate: read.some((a) =>
+      a.q === id("date") && /^(?:no|none|any ?time|whenever|flexible|not needed|doesn't matter)\b/i.test(a.text)
+    )
+  }, result)
+  const perUnit = (unit: string) =>
+    /^(?:person|head|guest|adult|seat)$/.test(unit) ?
+      counts.get("people") :
+      unit === "night" ?
+      counts.get("nights") ?? times.nights :
+      [...counts.entries()].find(([u]) => u.includes(unit))?.[1] ??
+        (unit === "item" && counts.size === 1 ? [...counts.values()][0] : undefined)
+  readBudget(own.money, read, countries, callerOf("budget").map((c) => c.max), perUnit, result)
+  if (times.used && zone !== undefined && zone !== "UTC" && (callerZone === undefined || !sameZone(zone, callerZone))) {
+    result.constraints.push({ type: "timezone", zone })
+  }
+  result.needs(kind, request, known, places, callerPlaces, caller)
+  if (times.needsZone && !result.asks("location")) {
+    result.ask(
+      "timezone",
+      "Which time zone are the times in? Please name the city, or the zone (for example Europe/Lisbon)."
+    )
+  }
+  return result.interpretation(objective)
+}
+
+const sameZone = (a: string, b: string) =>
+  new Intl.DateTimeFormat("en", { timeZone: a }).resolvedOptions().timeZone ===
+    new Intl.DateTimeFormat("en", { timeZone: b }).resolvedOptions().timeZone
+
+/** An answer's times replace the request's, except that a day alone keeps the time said, and a time alone the day. */
+const merge = (current: ReadonlyArray<When>, answer: ReadonlyArray<When>): ReadonlyArray<When> => {
+  if (answer.length === 0) return current
+  const [only] = current
+  const [given] = answer
+  if (current.length !== 1 || answer.length !== 1 || only === undefined || given === undefined) return answer
+  if (given.part === "day" && only.part !== "day" && !given.deadline) {
+    const from = given.from.with({ hour: only.from.hour, minute: only.from.minute })
+    const { problem: _, ...rest } = only
+    return [{ ...rest, from, to: from.add(only.to.since(only.from)), part: "both" }]
+  }
+  const dayKnown = only.part === "day" && only.problem === undefined ||
+    only.part === "both" && only.problem === "meridiem"
+  if (given.part === "time" && dayKnown && given.problem !== "meridiem") {
+    const from = only.from.with({ hour: given.from.hour, minute: given.from.minute })
+    const { problem: _, ...rest } = given
+    return [{ ...rest, from, to: from.add(given.to.since(given.from)), part: "both" }]
+  }
+  return answer
 }

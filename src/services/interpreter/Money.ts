@@ -1,0 +1,155 @@
+import countryToCurrency from "country-to-currency"
+import { currencyCodes } from "../../schema/Constraint.ts"
+import { matches } from "./Words.ts"
+
+/** A sign or word several currencies share: the place decides which one is meant. */
+type Family = "dollar" | "yen" | "krone" | "rupee" | "peso" | "franc" | "dirham"
+export type Mention = { readonly code: string } | { readonly family: Family }
+
+export interface MoneyReading {
+  /** A decimal string ("1200", "12.5"), or "ambiguous" for "1.200". */
+  readonly amount: string | "ambiguous"
+  readonly currency: Mention | undefined
+  /** "per person", "a night", "each": the amount is for one of these. */
+  readonly per: string | undefined
+  readonly text: string
+  readonly span: readonly [number, number]
+}
+
+const families = Object.fromEntries(
+  ("dollar:USD,CAD,AUD,NZD,SGD,HKD,TWD,MXN,ARS,CLP,COP yen:JPY,CNY krone:SEK,NOK,DKK,ISK rupee:INR,PKR,LKR,NPR peso:MXN,ARS,CLP,COP,PHP,UYU franc:CHF dirham:AED,MAD")
+    .split(" ").map((f) => [f.split(":")[0], f.split(":")[1]!.split(",")])
+) as unknown as Record<Family, ReadonlyArray<string>>
+
+/** Signs and words, each with its currency or the family it belongs to. */
+const words: Record<string, string> = Object.fromEntries(
+  ("$=dollar dollars=dollar dollar=dollar bucks=dollar €=EUR euros=EUR euro=EUR £=GBP pounds=GBP " +
+    "pound=GBP quid=GBP ¥=yen yen=JPY yuan=CNY rmb=CNY ₹=INR rupees=rupee ₩=KRW won=KRW ₽=RUB ₺=TRY " +
+    "lira=TRY ₪=ILS shekels=ILS ₫=VND ฿=THB baht=THB ₱=PHP ₦=NGN naira=NGN kr=krone krona=SEK " +
+    "kronor=SEK kroner=krone pesos=peso peso=peso francs=franc reais=BRL real=BRL zł=PLN zloty=PLN " +
+    "rand=ZAR dirhams=dirham us$=USD c$=CAD ca$=CAD a$=AUD au$=AUD nz$=NZD hk$=HKD s$=SGD r$=BRL " +
+    "mx$=MXN").split(" ").map((pair) => pair.split("="))
+)
+/** Adjectives that say which dollar or peso: "Canadian dollars", "Mexican pesos". */
+const adjectives: Record<string, string> = Object.fromEntries(
+  ("us=USD,american=USD,canadian=CAD,australian=AUD,aussie=AUD,new zealand=NZD,singapore=SGD," +
+    "hong kong=HKD,mexican=MXN,argentine=ARS,chilean=CLP,colombian=COP,philippine=PHP,swedish=SEK," +
+    "norwegian=NOK,danish=DKK,indian=INR,swiss=CHF").split(",").map((pair) => pair.split("="))
+)
+
+export const mentionOf = (word: string): Mention | undefined => {
+  const w = word.toLowerCase().replace(/\s+/g, " ")
+  const adjective = /^(.+) (?:dollars?|pesos?|kron(?:a|e|er|or)|rupees?|francs?)$/.exec(w)?.[1]
+  if (adjective !== undefined && adjectives[adjective] !== undefined) return { code: adjectives[adjective] }
+  if (/^[A-Z]{3}$/i.test(word) && currencyCodes.has(word.toUpperCase())) return { code: word.toUpperCase() }
+  const named = words[w] ?? words[w.replace(/s$/, "")]
+  if (named === undefined) return undefined
+  return named in families ? { family: named as Family } : { code: named }
+}
+
+/** Words match as written or capitalised ("Euros"); codes only in capitals, so "for" is never a currency. */
+const either = (words: string) => words.replace(/\b([a-z])/g, (c) => `[${c}${c.toUpperCase()}]`)
+const currencyWord = String.raw`(?:(?:${either(Object.keys(adjectives).join("|"))}) ${
+  either("(?:dollars?|pesos?|kron(?:a|e|er|or)|rupees?|francs?)")
+}|[A-Z]{3}|usd|eur|gbp|cad|aud|chf|jpy|US\$|C\$|CA\$|A\$|AU\$|NZ\$|HK\$|S\$|R\$|MX\$|[$€£¥₹₩₽₺₪₫฿₱₦]|zł|${
+  either("dollars?|bucks|euros?|pounds?|quid|yen|yuan|rmb|rupees|won|lira|shekels|baht|naira|kr|krona|kronor|kroner")
+}|${either("pesos?|francs|reais|real|zloty|rand|dirhams")})`
+const number = String.raw`\d[\d,.']*(?:\s?(?:k|K|grand|thousand|m|million)\b)?`
+const perWords = "person|head|night|ticket|room|guest|adult|seat|item|hour|day|kg|piece|bottle|week|month"
+const amountPattern = new RegExp(
+  String
+    .raw`(?<![\w.,])(?:(?<pre>${currencyWord})\s?)?(?<num>${number})(?:(?:\s?-\s?|\s(?:to|and)\s)(?:(?<pre2>${currencyWord})\s?)?(?<num2>${number}))?(?:\s?(?<post>${currencyWord})(?![\w$]))?(?:\s?(?<per>each|apiece|pp|pppn|(?:per|an?|\/)\s?(?:${perWords})))?`,
+  "gu"
+)
+const maxCue =
+  /(?:under|below|max(?:imum)?|at most|up to|budget(?: of| is)?|spend(?:ing)?(?: up to| at most)?|less than|no more than|not more than|cap(?:ped)? at|limit(?: of)?|within|tops|around|about|between|cheaper than|for)\s*$/i
+const minCue = /(?:over|above|at least|more than|from|starting at|minimum|min)\s*$/i
+
+/** A number as written: "1,200", "1.5k", "40 000"; "1.200" could be either, so it is "ambiguous". */
+const readNumber = (raw: string): string | "ambiguous" | undefined => {
+  const m = /^(\d[\d,.' ]*?)\s?(k|grand|thousand|m|million)?$/i.exec(raw.trim())
+  if (m === null) return undefined
+  let digits = m[1]!.replace(/[' ]/g, "")
+  const lastSep = Math.max(digits.lastIndexOf("."), digits.lastIndexOf(","))
+  if (lastSep >= 0) {
+    const after = digits.length - lastSep - 1
+    const seps = digits.replace(/\d/g, "")
+    if (after === 3 && seps.length === 1 && digits[lastSep] === "." && m[2] === undefined) return "ambiguous"
+    const decimal = after !== 3 || new Set(seps).size === 2 ? digits[lastSep] : undefined
+    digits = decimal === undefined ?
+      digits.replace(/[.,]/g, "") :
+      `${digits.slice(0, lastSep).replace(/[.,]/g, "")}.${digits.slice(lastSep + 1)}`
+  }
+  const zeros = m[2] === undefined ? 0 : /^m/i.test(m[2]) ? 6 : 3
+  if (zeros === 0) return digits.replace(/^0+(?=\d)/, "")
+  const [int = "0", frac = ""] = digits.split(".")
+  const shifted = `${int}${frac.padEnd(zeros, "0").slice(0, zeros)}.${frac.slice(zeros)}`
+  return shifted.replace(/^0+(?=\d)/, "").replace(/\.$/, "")
+}
+
+/** Amounts of money: with a currency, or bare after a word that makes them a most-to-spend. */
+export const readMoney = (text: string): Array<MoneyReading> =>
+  matches(text, amountPattern).flatMap((m): Array<MoneyReading> => {
+    const g = m.groups ?? {}
+    const currency = [g.pre, g.pre2, g.post].flatMap((w) => (w === undefined ? [] : [mentionOf(w) ?? []].flat()))[0]
+    const before = text.slice(Math.max(0, m.index - 40), m.index)
+    if (minCue.test(before) && !maxCue.test(before) && g.num2 === undefined) return []
+    if (
+      currency === undefined &&
+      (!maxCue.test(before) || /^(?:for|around|about)$/i.test(/(\w+)\s*$/.exec(before)?.[1] ?? ""))
+    ) {
+      return []
+    }
+    if (
+      currency === undefined &&
+      /^\s*(?:%|:|\/|min|hours?|days?|nights?|people|persons|guests|am|pm)/i.test(text.slice(m.index + m[0].length))
+    ) return []
+    const amount = readNumber(g.num2 ?? g.num ?? "")
+    if (amount === undefined) return []
+    const per = g.per?.replace(/^(?:per|an|a|\/)\s?/i, "").toLowerCase()
+    return [{
+      amount,
+      currency,
+      per: per === undefined ? undefined : per.replace(/^(?:each|apiece)$/, "item").replace(/^pp$|^pppn$/, "person"),
+      text: m[0].trim(),
+      span: [m.index, m.index + m[0].length]
+    }]
+  })
+
+/** Which currency a mention means where the request is set: "$" in Toronto is Canadian. */
+export const resolveCurrency = (
+  mention: Mention,
+  countries: ReadonlyArray<string>
+): string | ReadonlyArray<string> => {
+  if ("code" in mention) return mention.code
+  const local = countries.flatMap((c) => {
+    const code = (countryToCurrency as Record<string, string>)[c]
+    return code !== undefined && families[mention.family].includes(code) ? [code] : []
+  })
+  const distinct = [...new Set(local)]
+  if (distinct.length === 1) return distinct[0]!
+  if (distinct.length === 0 && mention.family === "dollar") return "USD"
+  if (distinct.length === 0 && mention.family === "yen") return "JPY"
+  return distinct.length > 1 ? distinct : families[mention.family]
+}
+
+/** The currency of the place the request is set in, for an amount written without one. */
+export const localCurrency = (countries: ReadonlyArray<string>): string | undefined => {
+  const codes = [...new Set(countries.flatMap((c) => (countryToCurrency as Record<string, string>)[c] ?? []))]
+  return codes.length === 1 ? codes[0] : undefined
+}
+
+export const minorDigits = (currency: string): number =>
+  new Intl.NumberFormat("en", { style: "currency", currency }).resolvedOptions().maximumFractionDigits ?? 2
+
+/** The contract's amount: a decimal with the currency's minor units, times a count; or why it cannot be. */
+export const formatAmount = (amount: string, currency: string, times = 1): string | "too-large" | "too-precise" => {
+  const [int = "0", frac = ""] = amount.split(".")
+  const digits = Math.max(minorDigits(currency), frac.replace(/0+$/, "").length)
+  if (digits > 4) return "too-precise"
+  const units = BigInt(`${int}${frac.padEnd(digits, "0").slice(0, digits)}`) * BigInt(times)
+  const s = units.toString().padStart(digits + 1, "0")
+  const whole = s.slice(0, s.length - digits)
+  if (whole.length > 15) return "too-large"
+  return digits === 0 ? whole : `${whole}.${s.slice(s.length - digits)}`
+}

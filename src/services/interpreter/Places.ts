@@ -1,0 +1,192 @@
+import { cityMapping } from "city-timezones"
+import { Temporal } from "temporal-polyfill"
+import { isTimeZoneName } from "../../schema/Constraint.ts"
+import { fold, matches } from "./Words.ts"
+
+export interface Place {
+  /** As the location constraint says it: "Lisbon", "to Berlin", "near Shibuya station". */
+  readonly text: string
+  readonly role: "at" | "from" | "to"
+  /** A place only the person knows ("my sister's", "our regular spot"). */
+  readonly vague: boolean
+}
+
+type City = (typeof cityMapping)[number]
+
+export type Found =
+  | { readonly _tag: "Zone"; readonly zone: string; readonly country: string }
+  | { readonly _tag: "Ambiguous"; readonly name: string; readonly options: ReadonlyArray<string> }
+
+// Names people use that the gazetteer spells otherwise.
+const aliases: Record<string, string> = Object.fromEntries(
+  ("nyc=new york,new york city=new york,la=los angeles,sf=san francisco,dc=washington, d.c.," +
+    "washington=washington, d.c.,bombay=mumbai,calcutta=kolkata,peking=beijing," +
+    "saigon=ho chi minh city,kiev=kyiv,marrakech=marrakesh,lisboa=lisbon,uk=united kingdom," +
+    "britain=united kingdom,england=united kingdom,scotland=united kingdom," +
+    "usa=united states of america,us=united states of america,united states=united states of america," +
+    "america=united states of america,holland=netherlands").split(",").map((pair) => pair.split("="))
+)
+
+let gazetteer: { cities: Map<string, Array<City>>; regions: Map<string, Array<City>> } | undefined
+
+const getGazetteer = () => {
+  if (gazetteer !== undefined) return gazetteer
+  const cities = new Map<string, Array<City>>()
+  const regions = new Map<string, Array<City>>()
+  const add = (map: Map<string, Array<City>>, key: string | undefined, city: City) => {
+    const k = fold(key ?? "")
+    if (k === "") return
+    const list = map.get(k) ?? []
+    if (!list.includes(city)) list.push(city)
+    map.set(k, list)
+  }
+  for (const c of cityMapping) {
+    add(cities, c.city, c)
+    add(cities, c.city_ascii, c)
+    for (const region of [c.province, c.country, c.iso3]) add(regions, region, c)
+  }
+  return (gazetteer = { cities, regions })
+}
+
+const offsets = new Map<string, string>()
+/** Zones that keep the same clock all year are one answer ("America/Vancouver" and "America/Los_Angeles"). */
+const clockOf = (zone: string): string => {
+  let key = offsets.get(zone)
+  if (key === undefined) {
+    key = ["2026-01-15T12:00:00Z", "2026-07-15T12:00:00Z"].map((t) =>
+      Temporal.Instant.from(t).toZonedDateTimeISO(zone).offset
+    ).join("/")
+    offsets.set(zone, key)
+  }
+  return key
+}
+
+const label = (c: City) => [c.city, c.province || c.country].filter((s) => s !== "").join(", ")
+
+/**
+ * The zone of a set of candidates: one clock, or one candidate that dwarfs every other (London, England
+ * over London, Ontario), or, when one country's regions share the name (Portland, Springfield), none.
+ */
+const decide = (name: string, candidates: ReadonlyArray<City>, sameCountry: number, otherCountry: number) => {
+  const sorted = [...candidates].sort((a, b) => b.pop - a.pop)
+  const top = sorted[0]
+  if (top === undefined) return undefined
+  const rival = sorted.find((c) => clockOf(c.timezone) !== clockOf(top.timezone))
+  const dwarfs = rival === undefined ||
+    top.pop >= (rival.iso2 === top.iso2 ? sameCountry : otherCountry) * Math.max(rival.pop, 1)
+  return (dwarfs ?
+    { _tag: "Zone", zone: top.timezone, country: top.iso2 } :
+    { _tag: "Ambiguous", name, options: [top, rival].map(label) }) as Found
+}
+
+/** Where a place is, by the gazetteer: "Lisbon", "Portland, Maine", "Rua Augusta 10, Lisbon", "Portugal". */
+export const findPlace = (text: string, context = ""): Found | undefined => {
+  const { cities, regions } = getGazetteer()
+  const bare = text.replace(/^(?:from|to|near|around|towards|the)\s+/i, "")
+  const parts = bare.split(/\s*,\s*/)
+  // "Portland, OR" after a comma; "Maine" or "Oregon" anywhere in the request or its answers.
+  const qualifiers = new Set(
+    [...parts.slice(1), ...matches(context, /\p{Lu}\p{Ll}[\p{L}.-]+(?: \p{Lu}\p{Ll}[\p{L}.-]+)?/gu).map((m) => m[0])]
+      .flatMap((q) => [fold(q), fold(aliases[fold(q)] ?? q)])
+  )
+  const codes = new Set(parts.slice(1).map(fold))
+  for (const part of [...parts].reverse()) {
+    const words = part.split(" ")
+    for (let length = words.length; length >= 1; length--) {
+      for (let start = 0; start + length <= words.length; start++) {
+        const name = fold(words.slice(start, start + length).join(" "))
+        const found = cities.get(aliases[name] ?? name)
+        if (found === undefined || (length < words.length && found.every((c) => c.pop < 100_000))) continue
+        const qualified = found.filter((c) =>
+          [c.province, c.country].some((r) => qualifiers.has(fold(r ?? ""))) ||
+          [c.iso3, c.iso2, c.state_ansi].some((r) => codes.has(fold(r ?? "")))
+        )
+        return decide(words.slice(start, start + length).join(" "), qualified.length > 0 ? qualified : found, 20, 5)
+      }
+    }
+  }
+  const region = regions.get(aliases[fold(bare)] ?? fold(bare))
+  return region === undefined ? undefined : decide(bare, region, 10, 10)
+}
+
+const abbreviations: Record<string, string> = Object.fromEntries(
+  ("EST=America/New_York EDT=America/New_York ET=America/New_York CST=America/Chicago " +
+    "CDT=America/Chicago MST=America/Denver MDT=America/Denver PST=America/Los_Angeles " +
+    "PDT=America/Los_Angeles PT=America/Los_Angeles BST=Europe/London CET=Europe/Paris " +
+    "CEST=Europe/Paris JST=Asia/Tokyo AEST=Australia/Sydney UTC=UTC GMT=UTC").split(" ").map((pair) => pair.split("="))
+)
+
+/** Zones the words name outright: "Asia/Tokyo", "Tokyo time", "9am EST", "UTC+2". */
+export const namedZones = (text: string): Array<string> =>
+  matches(
+    text,
+    /\b([A-Z][A-Za-z_]+\/[A-Za-z_/+-]+)|\b(\p{Lu}[\p{L} ]*?) time\b|\b(UTC|GMT)\s*([+-]\d{1,2})\b|\b([A-Z]{2,4})\b/gu
+  )
+    .flatMap((m) => {
+      if (m[1] !== undefined) return isTimeZoneName(m[1]) ? [m[1]] : []
+      if (m[2] !== undefined) {
+        const found = findPlace(m[2].split(" ").slice(-2).join(" "))
+        return found?._tag === "Zone" ? [found.zone] : []
+      }
+      if (m[4] !== undefined) return [`Etc/GMT${Number(m[4]) > 0 ? "-" : "+"}${Math.abs(Number(m[4]))}`]
+      const zone = m[5] === undefined ? undefined : abbreviations[m[5]]
+      return zone === undefined ? [] : [zone]
+    })
+
+/** What an answer to the time-zone question names: a zone, a city, a region or a country. */
+export const readZoneAnswer = (answer: string): Found | undefined => {
+  const named = namedZones(answer)
+  if (named.length > 0) return { _tag: "Zone", zone: named[0]!, country: "" }
+  if (isTimeZoneName(answer.trim())) return { _tag: "Zone", zone: answer.trim(), country: "" }
+  const whole = findPlace(answer.replace(/^(?:in|it's|it is)\s+/i, ""), answer)
+  if (whole !== undefined) return whole
+  for (const place of readPlaces(answer)) {
+    const found = findPlace(place.text, answer)
+    if (found !== undefined) return found
+  }
+  return undefined
+}
+
+const cap = String
+  .raw`(?:\d+[A-Za-z]?\s+)?\p{Lu}[\p{L}'.-]*(?:\s+(?:\p{Lu}[\p{L}'.-]*|\d+[A-Za-z]?(?=\s*,|\s+\p{Lu}|$)|(?:de|do|da|dos|das|del|della|di|du|la|le|les|am|der|von|upon|sur|y|el|al|of|&)(?=\s+\p{Lu})))*(?:\s+(?:station|airport|street|road|avenue|square|park|beach|market|terminal|harbou?r|hospital|university|bridge|mall))?`
+const placePattern = new RegExp(
+  String
+    .raw`\b(in|at|near|around|to|from|towards|into|outside|by)\s+(${cap}(?:\s*,\s*${cap})*|the (?:airport|station|train station|city cent(?:re|er)|beach|port|harbou?r|hospital|old town))`,
+  "gu"
+)
+const vaguePattern =
+  /\b(?:in|at|near|to|from|by|around)\s+((?:my|our|your|his|her|their)\s+(?:[a-z]+'s(?:\s+(?:place|house|flat))?|(?:usual|regular|favou?rite|normal|old)\s+[a-z]+|place|house|flat|apartment|office|spot|hotel|work)|the\s+(?:usual|regular|same)\s+[a-z]+|\p{Lu}[a-z]+'s\s+(?:place|house|flat))(?=[\s,.!?]|$)/gu
+const notPlace =
+  /^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|March|April|May|June|July|August|September|October|November|December|Christmas|Easter|Noon|Midnight|I|UTC|GMT|[A-Z]{2,4}|Mon|Tue|Wed|Thu|Fri|Sat|Sun|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)$/
+
+/** The places a text names, after a word that introduces one; a text written all in lower case is read too. */
+export const readPlaces = (input: string): Array<Place> => {
+  const text = /\p{Ll}/u.test(input) ? input : input.toLowerCase()
+  const lowerOnly = !/\p{Lu}/u.test(text.slice(1))
+  const source = lowerOnly ?
+    text.replace(/\b(?:in|at|to|from|near)\s+([a-z]+(?: [a-z]+)?)/g, (all, name: string) => {
+      const words = name.split(" ")
+      const hit = [words.join(" "), words[0]!].find((n) =>
+        (getGazetteer().cities.get(aliases[n] ?? n) ?? []).length > 0
+      )
+      return hit === undefined ? all : all.replace(hit, hit.replace(/\b\p{L}/gu, (c) => c.toUpperCase()))
+    }) :
+    text
+  // "my usual place in Paris", "my office at 5 Main Street": the place that follows says where.
+  const vague = matches(source, vaguePattern).filter((m) => {
+    const next = /^\s+(?:in|at)\s+(?:\d+\s+)?(\p{Lu}[\p{L}\d]*)/u.exec(source.slice(m.index + m[0].length))?.[1]
+    return next === undefined || notPlace.test(next)
+  })
+  const places: Array<Place> = vague.map((m) => ({ text: m[1]!, role: "at", vague: true }))
+  for (const m of matches(source, placePattern)) {
+    const [, prep = "", name = ""] = m
+    const first = /\p{Lu}[\p{L}'.-]*/u.exec(name)?.[0] ?? ""
+    if (notPlace.test(first) || (prep === "by" && !/^the /.test(name))) continue
+    if (vague.some((v) => m.index >= v.index && m.index < v.index + v[0].length)) continue
+    const cleaned = name.replace(/[\s,.]+$/, "").replace(/\s+(?:on|of|&)$/, "")
+    const role = prep === "from" ? "from" : prep === "to" || prep === "into" || prep === "towards" ? "to" : "at"
+    const kept = ["near", "around", "to", "from", "towards"].includes(prep) ? `${prep} ${cleaned}` : cleaned
+    places.push({ text: kept, role, vague: false })
+  }
+  return places
+}
