@@ -31,21 +31,14 @@ const atMinute = (t: Local) => t.with({ second: 0, millisecond: 0, microsecond: 
 
 /** Which half of the day "at 7" means, where the kind of objective or a day-part word says so. */
 export const meridiem = (context: string, kind: ObjectiveKind) => {
-  const parts = dayParts(context)
-  const table = /\b(?:table|restaurant|dinner|bar|pub|bistro)\b/i.test(context)
-  return (hour: number): "am" | "pm" | undefined => halfOf(hour, parts, table, kind)
-}
-
-const halfOf = (hour: number, parts: ReturnType<typeof dayParts>, table: boolean, kind: ObjectiveKind) => {
-  if (parts.am !== parts.pm) return parts.am ? "am" : "pm"
-  if (parts.lunch) return hour >= 11 ? "am" : hour <= 4 ? "pm" : undefined
-  if (kind === "reservation" && table) {
-    return hour === 11 ? undefined : "pm"
+  const { am, lunch, pm } = dayParts(context)
+  const table = kind === "reservation" && /\b(?:table|restaurant|dinner|bar|pub|bistro)\b/i.test(context)
+  const business = ["appointment", "service", "delivery", "purchase"].includes(kind)
+  return (h: number): "am" | "pm" | undefined => {
+    if (am !== pm) return am ? "am" : "pm"
+    if (lunch || business) return h >= (lunch ? 11 : 8) ? "am" : h <= (lunch ? 4 : 6) ? "pm" : undefined
+    return table && h !== 11 ? "pm" : undefined
   }
-  if (["appointment", "service", "delivery", "purchase"].includes(kind)) {
-    return hour >= 8 ? "am" : hour <= 6 ? "pm" : undefined
-  }
-  return undefined
 }
 
 const componentsOf = (c: { get: (component: "year" | "month" | "day" | "hour" | "minute") => number | null }): Local =>
@@ -54,25 +47,14 @@ const componentsOf = (c: { get: (component: "year" | "month" | "day" | "hour" | 
 /** Reads the times a text names against `now`, the local time where it happens. */
 export const readDates = (input: string, now: Local, kind: ObjectiveKind, context = input): DateReading => {
   const text = rewrite(input, now.toPlainDate())
-  const reference = {
-    instant: new Date(Date.UTC(now.year, now.month - 1, now.day, now.hour, now.minute)),
-    timezone: 0
-  }
+  const reference = { instant: new Date(Date.UTC(now.year, now.month - 1, now.day, now.hour, now.minute)), timezone: 0 }
   const today = now.toPlainDate().toPlainDateTime()
   const halfDay = meridiem(context, kind)
-  const whens: Array<When> = []
-  for (const marker of text.matchAll(/«([^»]*)»/g)) {
-    whens.push({
-      text: marker[1]!.replaceAll("⁄", "/"),
-      span: [marker.index, marker.index + marker[0].length],
-      from: today,
-      to: today,
-      deadline: false,
-      clock: false,
-      part: "day",
-      problem: "ambiguous"
-    })
-  }
+  const whens: Array<When> = [...text.matchAll(/«([^»]*)»/g)].map((m) => ({
+    ...{ from: today, to: today, deadline: false, clock: false, part: "day", problem: "ambiguous" } as const,
+    text: m[1]!.replaceAll("⁄", "/"),
+    span: [m.index, m.index + m[0].length]
+  }))
   // chrono's cost grows faster than the text: it reads sentences, or pieces of at most 300 characters.
   const pieces = [...text.matchAll(/[^.!?;\n]{1,300}(?=\s|[.!?;\n]|$)|[^.!?;\n]{1,300}|[.!?;\n]/g)]
   const results = pieces.flatMap((p) =>

@@ -1,6 +1,5 @@
 import type { DateTime } from "effect"
 import { Config, Context, Effect, Layer, Schema } from "effect"
-import { LanguageModel } from "effect/ai"
 import type { ConstraintInput, Objective, Question } from "../../schema/Constraint.ts"
 import type { ModelConfig } from "./ModelReader.ts"
 import { interpretRequest } from "./Request.ts"
@@ -48,29 +47,15 @@ export class Interpreter extends Context.Service<Interpreter, {
   readonly interpret: (input: InterpretInput) => Effect.Effect<Interpretation>
 }>()("Interpreter") {}
 
-// ---------------------------------------------------------------------------------------------------
-// Layers.
-
 /** Rule-based, deterministic and offline: no network, no model. */
 export const layerLive: Layer.Layer<Interpreter> = Layer.succeed(Interpreter)({
   interpret: (input) => Effect.sync(() => interpretRequest(input))
 })
 
-/**
- * The language model through effect/ai's `LanguageModel`, falling back to the rule-based reader on any
- * error, timeout or answer the schemas refuse.
- */
+/** The language model (effect/ai), falling back to the rule-based reader on any error, timeout or refused answer. */
 export const layerModel = (config: ModelConfig): Layer.Layer<Interpreter> =>
-  Layer.unwrap(
-    Effect.promise(() => import("./ModelReader.ts")).pipe(Effect.map((Model) =>
-      Layer.effect(Interpreter)(Effect.gen(function*() {
-        const model = yield* LanguageModel.LanguageModel
-        const interpret = Model.modelInterpret(config.timeout)
-        return {
-          interpret: (input) => interpret(input).pipe(Effect.provideService(LanguageModel.LanguageModel, model))
-        }
-      })).pipe(Layer.provide(Model.openAiCompatible(config)))
-    ))
+  Layer.effect(Interpreter)(
+    Effect.promise(() => import("./ModelReader.ts")).pipe(Effect.flatMap((m) => m.make(config)))
   )
 
 /** `INTERPRETER`: `offline` (the default, rule-based) or `llm` (`INTERPRETER_LLM_*`, see the README). */

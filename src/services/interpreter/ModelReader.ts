@@ -89,20 +89,29 @@ const instructions = (input: InterpretInput) =>
  * The language model's reading, checked against the schemas; any error, timeout or answer that does not
  * decode falls back to the offline reader, so the service never depends on the model being there.
  */
-export const modelInterpret = (timeout: Duration.Input) => (input: InterpretInput) =>
-  LanguageModel.generateObject({ prompt: instructions(input), schema: ModelAnswer, objectName: "interpretation" }).pipe(
-    Effect.timeout(timeout),
-    Effect.flatMap(({ value }): Effect.Effect<Interpretation, string> => {
-      if (value.questions.length === 0 && value.objective !== null) {
-        return Effect.succeed({ _tag: "Understood", objective: value.objective, constraints: value.constraints })
-      }
-      return value.questions.length === 0 ?
-        Effect.fail("no objective and no question") :
-        Effect.succeed({ _tag: "NeedsInput", ...value })
-    }),
-    Effect.catchCause((cause) =>
-      Effect.logWarning("the language model's reading failed; the offline reader answers", cause).pipe(
-        Effect.as(interpretRequest(input))
-      )
-    )
-  )
+export const make = (config: ModelConfig) =>
+  Effect.map(Effect.service(LanguageModel.LanguageModel), (model) => ({
+    interpret: (input: InterpretInput) =>
+      LanguageModel.generateObject({ prompt: instructions(input), schema: ModelAnswer, objectName: "interpretation" })
+        .pipe(
+          Effect.provideService(LanguageModel.LanguageModel, model),
+          Effect.timeout(config.timeout),
+          Effect.flatMap(({ value }) =>
+            value.questions.length > 0 ?
+              Effect.succeed<Interpretation>({ _tag: "NeedsInput", ...value }) :
+              value.objective === null ?
+              Effect.fail("no objective and no question") :
+              Effect.succeed<Interpretation>({
+                _tag: "Understood",
+                objective: value.objective,
+                constraints: value.constraints
+              })
+          ),
+          Effect.catchCause((cause) =>
+            Effect.as(
+              Effect.logWarning("the language model failed; the offline reader answers", cause),
+              interpretRequest(input)
+            )
+          )
+        )
+  })).pipe(Effect.provide(openAiCompatible(config)))

@@ -48,12 +48,14 @@ export const mentionOf = (word: string): Mention | undefined => {
 }
 
 /** Words match as written or capitalised ("Euros"); codes only in capitals, so "for" is never a currency. */
-const either = (words: string) => words.replace(/\b([a-z])/g, (c) => `[${c}${c.toUpperCase()}]`)
-const currencyWord = String.raw`(?:(?:${either(Object.keys(adjectives).join("|"))}) ${
-  either("(?:dollars?|pesos?|kron(?:a|e|er|or)|rupees?|francs?)")
-}|[A-Z]{3}|usd|eur|gbp|cad|aud|chf|jpy|US\$|C\$|CA\$|A\$|AU\$|NZ\$|HK\$|S\$|R\$|MX\$|[$€£¥₹₩₽₺₪₫฿₱₦]|zł|${
-  either("dollars?|bucks|euros?|pounds?|quid|yen|yuan|rmb|rupees|won|lira|shekels|baht|naira|kr|krona|kronor|kroner")
-}|${either("pesos?|francs|reais|real|zloty|rand|dirhams")})`
+const either = (w: string) => w.replace(/[$.]/g, "\\$&").replace(/^[a-z]/, (c) => `[${c}${c.toUpperCase()}]`)
+const currencyWord = `(?:(?:${
+  Object.keys(adjectives).map(either).join("|")
+}) (?:[dD]ollars?|[pP]esos?|[kK]ron\\w+|[fF]rancs?)|[A-Z]{3}|${
+  Object.keys(words).sort((a, b) => b.length - a.length).flatMap((
+    w
+  ) => [either(w), w.toUpperCase().replace(/[$.]/g, "\\$&")]).join("|")
+})`
 const number = String.raw`\d[\d,.']*(?:\s?(?:k|K|grand|thousand|m|million)\b)?`
 const perWords = "person|head|night|ticket|room|guest|adult|seat|item|hour|day|kg|piece|bottle|week|month"
 const amountPattern = new RegExp(
@@ -94,58 +96,41 @@ export const readMoney = (text: string): Array<MoneyReading> =>
     const currency = [g.pre, g.pre2, g.post].flatMap((w) => (w === undefined ? [] : [mentionOf(w) ?? []].flat()))[0]
     const before = text.slice(Math.max(0, m.index - 40), m.index)
     if (minCue.test(before) && !maxCue.test(before) && g.num2 === undefined) return []
-    if (
-      currency === undefined &&
-      (!maxCue.test(before) || /^(?:for|around|about)$/i.test(/(\w+)\s*$/.exec(before)?.[1] ?? ""))
-    ) {
-      return []
-    }
-    if (
-      currency === undefined &&
+    const bare = !maxCue.test(before) || /\b(?:for|around|about)\s*$/i.test(before) ||
       /^\s*(?:%|:|\/|min|hours?|days?|nights?|people|persons|guests|am|pm)/i.test(text.slice(m.index + m[0].length))
-    ) return []
+    if (currency === undefined && bare) return []
     const amount = readNumber(g.num2 ?? g.num ?? "")
     if (amount === undefined) return []
     const per = g.per?.replace(/^(?:per|an|a|\/)\s?/i, "").toLowerCase()
-    return [{
-      amount,
-      currency,
-      per: per === undefined ? undefined : per.replace(/^(?:each|apiece)$/, "item").replace(/^pp$|^pppn$/, "person"),
-      text: m[0].trim(),
-      span: [m.index, m.index + m[0].length]
-    }]
+    const unit = per?.replace(/^(?:each|apiece)$/, "item").replace(/^pp$|^pppn$/, "person")
+    return [{ amount, currency, per: unit, text: m[0].trim(), span: [m.index, m.index + m[0].length] }]
   })
 
 /** Which currency a mention means where the request is set: "$" in Toronto is Canadian. */
-export const resolveCurrency = (
-  mention: Mention,
-  countries: ReadonlyArray<string>
-): string | ReadonlyArray<string> => {
+export const resolveCurrency = (mention: Mention, countries: ReadonlyArray<string>): string | ReadonlyArray<string> => {
   if ("code" in mention) return mention.code
-  const local = countries.flatMap((c) => {
-    const code = (countryToCurrency as Record<string, string>)[c]
-    return code !== undefined && families[mention.family].includes(code) ? [code] : []
-  })
-  const distinct = [...new Set(local)]
-  if (distinct.length === 1) return distinct[0]!
-  if (distinct.length === 0 && mention.family === "dollar") return "USD"
-  if (distinct.length === 0 && mention.family === "yen") return "JPY"
-  return distinct.length > 1 ? distinct : families[mention.family]
+  const local = [...new Set(countries.map((c) => currencyOf[c] ?? ""))].filter((c) =>
+    families[mention.family].includes(c)
+  )
+  if (local.length === 0 && (mention.family === "dollar" || mention.family === "yen")) {
+    return families[mention.family][0]!
+  }
+  return local.length === 1 ? local[0]! : local.length > 1 ? local : families[mention.family]
 }
 
 /** The currency of the place the request is set in, for an amount written without one. */
 export const localCurrency = (countries: ReadonlyArray<string>): string | undefined => {
-  const codes = [...new Set(countries.flatMap((c) => (countryToCurrency as Record<string, string>)[c] ?? []))]
+  const codes = [...new Set(countries.flatMap((c) => currencyOf[c] ?? []))]
   return codes.length === 1 ? codes[0] : undefined
 }
 
-export const minorDigits = (currency: string): number =>
-  new Intl.NumberFormat("en", { style: "currency", currency }).resolvedOptions().maximumFractionDigits ?? 2
+const currencyOf = countryToCurrency as Record<string, string>
 
 /** The contract's amount: a decimal with the currency's minor units, times a count; or why it cannot be. */
 export const formatAmount = (amount: string, currency: string, times = 1): string | "too-large" | "too-precise" => {
   const [int = "0", frac = ""] = amount.split(".")
-  const digits = Math.max(minorDigits(currency), frac.replace(/0+$/, "").length)
+  const minor = new Intl.NumberFormat("en", { style: "currency", currency }).resolvedOptions().maximumFractionDigits
+  const digits = Math.max(minor ?? 2, frac.replace(/0+$/, "").length)
   if (digits > 4) return "too-precise"
   const units = BigInt(`${int}${frac.padEnd(digits, "0").slice(0, digits)}`) * BigInt(times)
   const s = units.toString().padStart(digits + 1, "0")

@@ -31,52 +31,43 @@ let gazetteer: { cities: Map<string, Array<City>>; regions: Map<string, Array<Ci
 
 const getGazetteer = () => {
   if (gazetteer !== undefined) return gazetteer
-  const cities = new Map<string, Array<City>>()
-  const regions = new Map<string, Array<City>>()
-  const add = (map: Map<string, Array<City>>, key: string | undefined, city: City) => {
-    const k = fold(key ?? "")
-    if (k === "") return
-    const list = map.get(k) ?? []
-    if (!list.includes(city)) list.push(city)
-    map.set(k, list)
+  const index = (keys: (c: City) => ReadonlyArray<string | undefined>) => {
+    const map = new Map<string, Array<City>>()
+    for (const c of cityMapping) {
+      for (const k of new Set(keys(c).map((key) => fold(key ?? "")))) {
+        if (k !== "") map.set(k, [...(map.get(k) ?? []), c])
+      }
+    }
+    return map
   }
-  for (const c of cityMapping) {
-    add(cities, c.city, c)
-    add(cities, c.city_ascii, c)
-    for (const region of [c.province, c.country, c.iso3]) add(regions, region, c)
-  }
-  return (gazetteer = { cities, regions })
+  return (gazetteer = {
+    cities: index((c) => [c.city, c.city_ascii]),
+    regions: index((c) => [c.province, c.country, c.iso3])
+  })
 }
 
-const offsets = new Map<string, string>()
+const clocks = new Map<string, string>()
 /** Zones that keep the same clock all year are one answer ("America/Vancouver" and "America/Los_Angeles"). */
 const clockOf = (zone: string): string => {
-  let key = offsets.get(zone)
-  if (key === undefined) {
-    key = ["2026-01-15T12:00:00Z", "2026-07-15T12:00:00Z"].map((t) =>
-      Temporal.Instant.from(t).toZonedDateTimeISO(zone).offset
-    ).join("/")
-    offsets.set(zone, key)
-  }
-  return key
+  const at = (t: string) => Temporal.Instant.from(t).toZonedDateTimeISO(zone).offset
+  if (!clocks.has(zone)) clocks.set(zone, `${at("2026-01-15T12:00:00Z")}/${at("2026-07-15T12:00:00Z")}`)
+  return clocks.get(zone)!
 }
 
+const zoneFound = (zone: string, country = ""): Found => ({ _tag: "Zone", zone, country })
 const label = (c: City) => [c.city, c.province || c.country].filter((s) => s !== "").join(", ")
 
 /**
  * The zone of a set of candidates: one clock, or one candidate that dwarfs every other (London, England
  * over London, Ontario), or, when one country's regions share the name (Portland, Springfield), none.
  */
-const decide = (name: string, candidates: ReadonlyArray<City>, sameCountry: number, otherCountry: number) => {
+const decide = (name: string, candidates: ReadonlyArray<City>, sameCountry: number, otherCountry: number): Found => {
   const sorted = [...candidates].sort((a, b) => b.pop - a.pop)
-  const top = sorted[0]
-  if (top === undefined) return undefined
+  const top = sorted[0]!
   const rival = sorted.find((c) => clockOf(c.timezone) !== clockOf(top.timezone))
   const dwarfs = rival === undefined ||
     top.pop >= (rival.iso2 === top.iso2 ? sameCountry : otherCountry) * Math.max(rival.pop, 1)
-  return (dwarfs ?
-    { _tag: "Zone", zone: top.timezone, country: top.iso2 } :
-    { _tag: "Ambiguous", name, options: [top, rival].map(label) }) as Found
+  return dwarfs ? zoneFound(top.timezone, top.iso2) : { _tag: "Ambiguous", name, options: [top, rival].map(label) }
 }
 
 /** Where a place is, by the gazetteer: "Lisbon", "Portland, Maine", "Rua Augusta 10, Lisbon", "Portugal". */
@@ -135,16 +126,10 @@ export const namedZones = (text: string): Array<string> =>
 
 /** What an answer to the time-zone question names: a zone, a city, a region or a country. */
 export const readZoneAnswer = (answer: string): Found | undefined => {
-  const named = namedZones(answer)
-  if (named.length > 0) return { _tag: "Zone", zone: named[0]!, country: "" }
-  if (isTimeZoneName(answer.trim())) return { _tag: "Zone", zone: answer.trim(), country: "" }
-  const whole = findPlace(answer.replace(/^(?:in|it's|it is)\s+/i, ""), answer)
-  if (whole !== undefined) return whole
-  for (const place of readPlaces(answer)) {
-    const found = findPlace(place.text, answer)
-    if (found !== undefined) return found
-  }
-  return undefined
+  const named = [...namedZones(answer), ...(isTimeZoneName(answer.trim()) ? [answer.trim()] : [])]
+  if (named.length > 0) return zoneFound(named[0]!)
+  const places = [answer.replace(/^(?:in|it's|it is)\s+/i, ""), ...readPlaces(answer).map((p) => p.text)]
+  return places.map((p) => findPlace(p, answer)).find((f) => f !== undefined)
 }
 
 const cap = String
@@ -180,9 +165,10 @@ export const readPlaces = (input: string): Array<Place> => {
   const places: Array<Place> = vague.map((m) => ({ text: m[1]!, role: "at", vague: true }))
   for (const m of matches(source, placePattern)) {
     const [, prep = "", name = ""] = m
-    const first = /\p{Lu}[\p{L}'.-]*/u.exec(name)?.[0] ?? ""
-    if (notPlace.test(first) || (prep === "by" && !/^the /.test(name))) continue
-    if (vague.some((v) => m.index >= v.index && m.index < v.index + v[0].length)) continue
+    const inVague = vague.some((v) => m.index >= v.index && m.index < v.index + v[0].length)
+    if (
+      inVague || notPlace.test(/\p{Lu}[\p{L}'.-]*/u.exec(name)?.[0] ?? "") || (prep === "by" && !/^the /.test(name))
+    ) continue
     const cleaned = name.replace(/[\s,.]+$/, "").replace(/\s+(?:on|of|&)$/, "")
     const role = prep === "from" ? "from" : prep === "to" || prep === "into" || prep === "towards" ? "to" : "at"
     const kept = ["near", "around", "to", "from", "towards"].includes(prep) ? `${prep} ${cleaned}` : cleaned

@@ -15,8 +15,6 @@ import { decideCounts, readCounts } from "./Quantities.ts"
 import { decideTimes } from "./Times.ts"
 import { dedupe, mask, normalize } from "./Words.ts"
 
-const id = questionId
-
 /** What one text says: the request, or one answer, read by the same readers. */
 const readText = (text: string, now: Temporal.PlainDateTime, kind: ObjectiveKind, context: string) => {
   const dates = readDates(text, now, kind, context)
@@ -26,11 +24,8 @@ const readText = (text: string, now: Temporal.PlainDateTime, kind: ObjectiveKind
 }
 
 const summarise = (text: string): string => {
-  const chars = Array.from(text)
-  if (chars.length <= summaryMaxLength) return text
-  const cut = chars.slice(0, summaryMaxLength - 1).join("")
-  const space = cut.lastIndexOf(" ")
-  return `${(space > summaryMaxLength / 2 ? cut.slice(0, space) : cut).trimEnd()}…`
+  const cut = Array.from(text).slice(0, summaryMaxLength - 1).join("")
+  return cut.length === text.length ? text : `${cut.replace(/\s+\S{0,99}$/, "").trimEnd()}…`
 }
 
 const zoneCountry = (zone: string | undefined) => {
@@ -40,13 +35,12 @@ const zoneCountry = (zone: string | undefined) => {
 
 /** What the request says, with the answers given so far applied; pure and deterministic. */
 export const interpretRequest = (input: InterpretInput): Interpretation => {
-  const latest = new Map<string, string>()
-  for (const a of input.answers) {
-    latest.delete(a.questionId)
-    latest.set(a.questionId, normalize(a.answer))
-  }
+  const latest = new Map(
+    input.answers.filter((a, i, all) => all.findLastIndex((b) => b.questionId === a.questionId) === i)
+      .map((a) => [a.questionId, normalize(a.answer)])
+  )
   const answers = [...latest.entries()].filter(([, text]) => text !== "")
-  const answer = (about: QuestionAbout) => latest.get(id(about))
+  const answer = (about: QuestionAbout) => latest.get(questionId(about))
   const request = normalize([input.request, answer("objective") ?? ""].join(". ").replace(/\. $/, ""))
   const context = [request, ...answers.map(([, text]) => text)].join(". ")
   const result = new Findings(latest)
@@ -61,9 +55,9 @@ export const interpretRequest = (input: InterpretInput): Interpretation => {
 
   // ---- places: the request's, then an answer's; an answer to "where?" is a place even without "in".
   const locationAnswer = answer("location")
-  const answeredPlaces = answers.filter(([q]) => q !== id("objective")).flatMap(([q, text]) => {
+  const answeredPlaces = answers.filter(([q]) => q !== questionId("objective")).flatMap(([q, text]) => {
     const read = readPlaces(text)
-    return read.length === 0 && q === id("location")
+    return read.length === 0 && q === questionId("location")
       ? [{ text: text.replace(/[.!]+$/, ""), role: "at", vague: false } as Place]
       : read
   })
@@ -110,13 +104,13 @@ export const interpretRequest = (input: InterpretInput): Interpretation => {
   const nowLocal = Temporal.Instant.fromEpochMilliseconds(DateTime.toEpochMillis(input.createdAt))
     .toZonedDateTimeISO(zone ?? "UTC").toPlainDateTime()
   const own = readText(request, nowLocal, kind, context)
-  const read = answers.filter(([q]) => q !== id("objective")).map(([q, text]) => ({
+  const read = answers.filter(([q]) => q !== questionId("objective")).map(([q, text]) => ({
     q,
     text,
     ...readText(
-      q === id("budget") || q === id("budget.amount") ?
+      q === questionId("budget") || q === questionId("budget.amount") ?
         `budget ${text}` :
-        q === id("quantity.people") && /^\w+$/.test(text)
+        q === questionId("quantity.people") && /^\w+$/.test(text)
         ? `for ${text}`
         : text,
       nowLocal,
@@ -138,7 +132,7 @@ export const interpretRequest = (input: InterpretInput): Interpretation => {
     caller,
     answered: read.some((a) => a.whens.length > 0),
     noDate: read.some((a) =>
-      a.q === id("date") && /^(?:no|none|any ?time|whenever|flexible|not needed|doesn't matter)\b/i.test(a.text)
+      a.q === questionId("date") && /^(?:no|none|any ?time|whenever|flexible|not needed|doesn't matter)\b/i.test(a.text)
     )
   }, result)
   const perUnit = (unit: string) =>
