@@ -221,6 +221,24 @@ export const requests: ReadonlyArray<Case> = [
     ask: [],
     facts: { zone: "Africa/Nairobi", window: "2026-03-13T19:30:00+03:00" }
   },
+  {
+    request: "Can you get me a table for 3 at Dishoom in London this Saturday at 7.30pm?",
+    kind: "reservation",
+    ask: [],
+    facts: { window: "2026-03-14T19:30:00+00:00", people: 3 }
+  },
+  {
+    request: "A birthday dinner for 8 at Nando's in Leeds next Friday at half 7",
+    kind: "reservation",
+    ask: [],
+    facts: { window: "2026-03-13T19:30:00+00:00", people: 8 }
+  },
+  {
+    request: "I need a table for four people. Lisbon, Friday at 8.",
+    kind: "reservation",
+    ask: [],
+    facts: { window: "2026-03-13T20:00:00+00:00", zone: "Europe/Lisbon" }
+  },
   // ---- hotels and stays
   {
     request: "Hotel in Kyoto from 2 to 5 April, 2 rooms, under ¥40,000 per night",
@@ -470,6 +488,23 @@ export const requests: ReadonlyArray<Case> = [
     request: "A cab to Gatwick at 10:30am on Thursday",
     kind: "transport",
     ask: ["q_timezone"]
+  },
+  {
+    request: "Book the Eurostar from London to Paris on 5 April, returning 8 April, 2 adults",
+    kind: "transport",
+    ask: [],
+    facts: { window: "2026-04-08T00:00:00+01:00", people: 2, zone: "Europe/London" }
+  },
+  {
+    request: "Flight from NYC to LA on the 15th at 6am",
+    kind: "transport",
+    ask: [],
+    facts: { window: "2026-03-15T06:00:00-04:00" }
+  },
+  {
+    request: "Please reserve two seats on the 10:15 train from Zurich to Geneva tomorrow",
+    kind: "transport",
+    ask: ["q_time"]
   },
   // ---- groceries, gifts, shopping, tickets
   {
@@ -735,6 +770,12 @@ export const requests: ReadonlyArray<Case> = [
     kind: "delivery",
     ask: [],
     facts: { budget: "40.00 USD" }
+  },
+  { request: "Deliver my suitcase from the hotel to the airport by 2pm", kind: "delivery", ask: ["q_timezone"] },
+  {
+    request: "Send a bouquet of roses to my wife at her office by 3pm tomorrow",
+    kind: "purchase",
+    ask: ["q_location"]
   },
   // ---- things that are not requests, or say too little
   { request: "hello", kind: null, ask: ["q_objective"] },

@@ -32,7 +32,7 @@ export const rewrite = (text: string, today: Temporal.PlainDate): string => {
     .replace(/\bmidday\b/gi, "noon")
     .replace(/\b(?:by |before )?(?:the )?end of (?:the |this )?week\b/gi, "by Sunday")
     .replace(/\b(?:the )?end of (?:the |this )?year\b/gi, `31 December ${today.year}`)
-    .replace(/\bhalf past (\d{1,2})\b/gi, "$1:30")
+    .replace(/\bhalf past (\d{1,2})\b|\b(?<=at )half (\d{1,2})\b/gi, (_, a?: string, b?: string) => `${a ?? b}:30`)
     .replace(/\bquarter past (\d{1,2})\b/gi, "$1:15")
     .replace(/\bquarter to (\d{1,2})\b/gi, (_, h: string) => `${(Number(h) + 11) % 12 || 12}:45`)
     .replace(
@@ -55,6 +55,7 @@ export const rewrite = (text: string, today: Temporal.PlainDate): string => {
       "$1 - $2 $3"
     )
     .replace(new RegExp(`\\bfrom (\\d{1,2}(?:st|nd|rd|th)? (?:of )?${monthPattern})`, "gi"), "$1")
+    .replace(new RegExp(`\\b(${monthPattern}),\\s*(?=\\d)`, "gi"), "$1; ")
     .replace(/\b29(?:th)? (?:of )?feb(?:ruary)?\b(?!,? \d{4})/gi, () => {
       let year = today.month > 2 ? today.year + 1 : today.year
       while (!(year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0))) year++

@@ -56,7 +56,7 @@ export const readDates = (input: string, now: Local, kind: ObjectiveKind, contex
     span: [m.index, m.index + m[0].length]
   }))
   // chrono's cost grows faster than the text: it reads sentences, or pieces of at most 300 characters.
-  const pieces = [...text.matchAll(/[^.!?;\n]{1,300}(?=\s|[.!?;\n]|$)|[^.!?;\n]{1,300}|[.!?;\n]/g)]
+  const pieces = [...text.matchAll(/(?:[^.!?;\n]|[.!?](?=\S)){1,300}/g)]
   const results = pieces.flatMap((p) =>
     chrono.casual.parse(p[0], reference, { forwardDate: true }).map((r) =>
       Object.assign(r, { index: r.index + p.index })

@@ -29,7 +29,7 @@ const tiers: ReadonlyArray<Readonly<Partial<Record<ObjectiveKind, string>>>> = [
   },
   {
     reservation: "reservation reservations reservaton booking rental rent stay room rooms nights",
-    appointment: "appointment appointments appt apointment session slot",
+    appointment: "appointment appointments appt apointment session slot class lesson",
     service: "service moving move clean",
     purchase: "tickets? seats? shopping order eggs milk bread wine laptop phone shoes food sofa tv headphones " +
       "coffee",
@@ -55,7 +55,9 @@ const bookNoun = /\b(?:a|the|this|that|my|her|his|new|good|\d+|two|three|some|co
 const notKind = /\b(?:train|bus|coach|ferry) (?:station|stop|terminal)s?\b|\btable tennis\b|\bhotel (?:bar|lobby)\b/gi
 
 export const readKind = (text: string): ObjectiveKind => {
+  // "from the hotel to the airport": places named, not the thing wanted.
   const t = text.replace(notKind, " ").replace(bookNoun, " book-noun gift ")
+    .replace(/\b(?:from|to|at|near|in|outside) (?:the|my|our|your|his|her|their) [\w'-]+/gi, " ")
   for (const tier of index) {
     let best: { at: number; kind: ObjectiveKind } | undefined
     for (const [pattern, kind] of tier) {

@@ -142,7 +142,7 @@ const placePattern = new RegExp(
 const vaguePattern =
   /\b(?:in|at|near|to|from|by|around)\s+((?:my|our|your|his|her|their)\s+(?:[a-z]+'s(?:\s+(?:place|house|flat))?|(?:usual|regular|favou?rite|normal|old)\s+[a-z]+|place|house|flat|apartment|office|spot|hotel|work)|the\s+(?:usual|regular|same)\s+[a-z]+|\p{Lu}[a-z]+'s\s+(?:place|house|flat))(?=[\s,.!?]|$)/gu
 const notPlace =
-  /^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|March|April|May|June|July|August|September|October|November|December|Christmas|Easter|Noon|Midnight|I|UTC|GMT|[A-Z]{2,4}|Mon|Tue|Wed|Thu|Fri|Sat|Sun|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)$/
+  /^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|March|April|May|June|July|August|September|October|November|December|Christmas|Easter|Noon|Midnight|I|UTC|GMT|(?!(?:NYC|LA|SF|DC|UK|USA?)$)[A-Z]{2,4}|Mon|Tue|Wed|Thu|Fri|Sat|Sun|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)$/
 
 /** The places a text names, after a word that introduces one; a text written all in lower case is read too. */
 export const readPlaces = (input: string): Array<Place> => {
@@ -173,6 +173,16 @@ export const readPlaces = (input: string): Array<Place> => {
     const role = prep === "from" ? "from" : prep === "to" || prep === "into" || prep === "towards" ? "to" : "at"
     const kept = ["near", "around", "to", "from", "towards"].includes(prep) ? `${prep} ${cleaned}` : cleaned
     places.push({ text: kept, role, vague: false })
+  }
+  // A large city needs no "in": "Lisbon, Friday at 8", "a Tokyo hotel".
+  for (const m of matches(source, /\b\p{Lu}\p{Ll}+(?: \p{Lu}\p{Ll}+)?\b/gu)) {
+    const big = (getGazetteer().cities.get(fold(m[0])) ?? []).some((c) => c.pop >= 1_000_000)
+    const person = /\b(?:with|and|for|dear|to|from|by|at|in|near)\s+$/i.test(
+      source.slice(Math.max(0, m.index - 6), m.index)
+    )
+    if (big && !person && !places.some((p) => p.text.includes(m[0]))) {
+      places.push({ text: m[0], role: "at", vague: false })
+    }
   }
   return places
 }
