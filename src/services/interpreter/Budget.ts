@@ -25,73 +25,62 @@ export const readBudget = (
   perUnit: (unit: string) => number | undefined,
   result: Findings
 ) => {
-  const budgetAnswer = answers.filter((a) => a.q === "q_budget" || a.q === "q_budget_amount").at(-1)
-  if (budgetAnswer !== undefined && none.test(budgetAnswer.text)) return
+  const answer = answers.filter((a) => a.q === "q_budget" || a.q === "q_budget_amount").at(-1)
+  if (answer !== undefined && none.test(answer.text)) return
+  const about = answer?.q === "q_budget_amount" ? "budget.amount" : "budget"
+  // With the caller's own budget, words that cannot be read are left to it rather than asked about.
+  const ask = (on: "budget" | "budget.amount" | "budget.currency", text: string) =>
+    callers.length > 0 && answer === undefined ? undefined : result.ask(on, text)
   const money = [...answers].reverse().find((a) => a.money.length > 0)?.money ?? own
   if (money.length === 0) {
-    if (budgetAnswer !== undefined) {
-      result.ask(
-        budgetAnswer.q === "q_budget" ? "budget" : "budget.amount",
-        "What is the most to spend, with its currency?"
-      )
-    }
-    return
+    return answer === undefined
+      ? undefined
+      : ask(about, "What is the most to spend, with its currency?")
   }
-  const currencyAnswer = answers.find((a) => a.q === "q_budget_currency")
-  const answeredCurrency = currencyAnswer?.money[0]?.currency ?? mentionIn(currencyAnswer?.text)
-  const readings = money.map((m) => {
-    const mention = answeredCurrency ?? m.currency ?? [...money, ...own].find((o) => o.currency !== undefined)?.currency
-    const currency = mention === undefined ? localCurrency(countries) : resolveCurrency(mention, countries)
-    return { ...m, currency }
-  })
-  const distinct = dedupe(readings, (r) => `${r.amount} ${JSON.stringify(r.currency)} ${r.per}`)
-  const about = budgetAnswer === undefined ? "budget" : budgetAnswer.q === "q_budget" ? "budget" : "budget.amount"
-  if (distinct.length > 1) {
-    if (callers.length > 0) return
-    return result.ask(
-      about,
-      `The request names more than one budget (${
-        distinct.map((r) => r.text).join(", ")
-      }): what is the most to spend, with its currency?`
+  const currencyAnswer = answers.find((a) => a.q === "q_budget_currency")?.text
+  const answered = currencyAnswer === undefined ? undefined : mentionOf(currencyAnswer.replace(/^in\s+/i, "")) ??
+    [`1 ${currencyAnswer}`, `${currencyAnswer} 1`].map((probe) => readMoney(probe)[0]?.currency).find((c) =>
+      c !== undefined
     )
-  }
-  const m = distinct[0]!
-  if (m.amount === "ambiguous") {
-    if (callers.length > 0) return
-    return result.ask(
-      "budget.amount",
-      `Is ${m.text} a whole amount or a decimal one? Please write the most to spend with its currency, for example "1200 EUR".`
-    )
-  }
-  if (typeof m.currency !== "string") {
-    if (callers.length > 0) return
-    const options = m.currency === undefined ? "" : `: ${m.currency.map((c) => c).join(" or ")}`
-    return result.ask("budget.currency", `Which currency is the budget of ${m.text} in${options}?`)
-  }
+  const readings = dedupe(
+    money.map((m) => {
+      const mention = answered ?? m.currency ?? [...money, ...own].find((o) => o.currency !== undefined)?.currency
+      return { ...m, currency: mention === undefined ? localCurrency(countries) : resolveCurrency(mention, countries) }
+    }),
+    (r) => `${r.amount} ${JSON.stringify(r.currency)} ${r.per}`
+  )
+  const m = readings[0]!
   const times = m.per === undefined ? 1 : perUnit(m.per)
-  if (times === undefined) {
-    result.constraints.push({ type: "note", text: `at most ${m.text}` })
-    return
-  }
-  const amount = formatAmount(m.amount, m.currency, times)
-  if (amount === "too-large" || amount === "too-precise") {
-    return result.ask("budget.amount", `${m.text} cannot be a budget: what is the most to spend, with its currency?`)
-  }
-  const budget = { amount, currency: m.currency }
-  if (callers.some((c) => c.currency === budget.currency && Number(c.amount) <= Number(budget.amount))) return
-  if (callers.length > 0 && budgetAnswer === undefined) {
-    return result.ask(
-      "budget",
-      `The request says at most ${amount} ${m.currency} but the budget given is ${
-        callers.map((c) => `${c.amount} ${c.currency}`).join(", ")
-      }: what is the most to spend?`
-    )
-  }
-  result.constraints.push({ type: "budget", max: budget })
-}
-
-const mentionIn = (text: string | undefined) =>
-  text === undefined ?
+  const amount = typeof m.currency !== "string" || m.amount === "ambiguous" || times === undefined ?
     undefined :
-    mentionOf(text.replace(/^in\s+/i, "")) ?? [`1 ${text}`, `${text} 1`, `1 ${text.toUpperCase()}`]
-      .map((probe) => readMoney(probe)[0]?.currency).find((c) => c !== undefined)
+    formatAmount(m.amount, m.currency, times)
+  if (readings.length > 1) {
+    ask(
+      about,
+      `The request names more than one budget (${readings.map((r) => r.text).join(", ")}): what is the most to spend?`
+    )
+  } else if (m.amount === "ambiguous") {
+    ask(
+      "budget.amount",
+      `Is ${m.text} a whole amount or a decimal one? Please write the most to spend, e.g. "1200 EUR".`
+    )
+  } else if (typeof m.currency !== "string") {
+    ask(
+      "budget.currency",
+      `Which currency is the budget of ${m.text} in${m.currency ? `: ${m.currency.join(" or ")}` : ""}?`
+    )
+  } else if (times === undefined) {
+    result.constraints.push({ type: "note", text: `at most ${m.text}` })
+  } else if (amount === "too-large" || amount === "too-precise" || amount === undefined) {
+    ask("budget.amount", `${m.text} cannot be a budget: what is the most to spend, with its currency?`)
+  } else if (!callers.some((c) => c.currency === m.currency && Number(c.amount) <= Number(amount))) {
+    if (callers.length === 0 || answer !== undefined) {
+      result.constraints.push({ type: "budget", max: { amount, currency: m.currency } })
+    } else {result.ask(
+        "budget",
+        `The request says at most ${amount} ${m.currency} but ${
+          callers.map((c) => `${c.amount} ${c.currency}`).join(", ")
+        } was given: what is the most to spend?`
+      )}
+  }
+}

@@ -1,4 +1,5 @@
 import type { ObjectiveKind } from "../../schema/Constraint.ts"
+import lexicon from "./Lexicon.json" with { type: "json" }
 
 /**
  * Words for each kind, strongest first: a thing named ("dentist", "taxi", "groceries") outweighs a
@@ -6,41 +7,7 @@ import type { ObjectiveKind } from "../../schema/Constraint.ts"
  * So "buy train tickets" is transport, "book an appointment for a car service" a service and "send
  * flowers" a purchase. Within a tier the first word said wins.
  */
-const tiers: ReadonlyArray<Readonly<Partial<Record<ObjectiveKind, string>>>> = [
-  {
-    transport:
-      "flights? fly|flying plane airline airfare trains? rail railway taxis? cabs? uber lyft bus coach ferry " +
-      "shuttle chauffeur limo limousine eurostar amtrak tgv one-way round-trip return-trip layover",
-    reservation:
-      "tables? restaurants? dinner lunch brunch breakfast hotels? hostel airbnb accommodation villa resort " +
-      "campsite motel inn b&b bnb suite resturant restaraunt restuarant tabel bistro pub cafe trattoria " +
-      "car-hire car-rental",
-    appointment:
-      "dentist doctor doctor's gp physio physiotherapist haircut barber hairdresser salon manicure pedicure " +
-      "massage check-?up vet therapist optician vaccination dermatologist nails spa facial interview " +
-      "eye-test blood-test hair waxing tattoo",
-    service: "plumber electrician cleaner cleaners cleaning mechanic locksmith movers removals handyman painter " +
-      "gardener babysitter nanny dog-walker tutor leak leaking leaks broken unblock blocked installation " +
-      "car-service mot oil-change install assemble assembly boiler repair repairs repaired fix fixed fixing servicing serviced " +
-      "plummer repiar decorator roofer carpenter",
-    purchase: "groceries grocery gift gifts present flowers bouquet concert gig festival musical theatre match game " +
-      "pizza takeaway takeout cake vouchers? gift-card",
-    delivery: "courier parcels? packages? shipping shipment ship postage letter documents"
-  },
-  {
-    reservation: "reservation reservations reservaton booking rental rent stay room rooms nights",
-    appointment: "appointment appointments appt apointment session slot class lesson",
-    service: "service moving move clean",
-    purchase: "tickets? seats? shopping order eggs milk bread wine laptop phone shoes food sofa tv headphones " +
-      "coffee",
-    delivery: "delivery deliver delivered send pickup pick-up"
-  },
-  {
-    reservation: "book reserve",
-    purchase: "buy buying purchase get find",
-    service: "help"
-  }
-]
+const tiers: ReadonlyArray<Readonly<Partial<Record<ObjectiveKind, string>>>> = lexicon.kinds
 
 const index: ReadonlyArray<ReadonlyArray<readonly [RegExp, ObjectiveKind]>> = tiers.map((tier) =>
   Object.entries(tier).flatMap(([kind, words]) =>

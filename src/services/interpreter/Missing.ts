@@ -1,6 +1,7 @@
 import type { ConstraintInput, Objective, ObjectiveKind, Question, QuestionAbout } from "../../schema/Constraint.ts"
 import { questionId } from "../../schema/Constraint.ts"
 import type { Interpretation } from "./Interpreter.ts"
+import lexicon from "./Lexicon.json" with { type: "json" }
 import type { Place } from "./Places.ts"
 import { dedupe, quoted } from "./Words.ts"
 
@@ -8,17 +9,7 @@ const order = ("objective event location budget.currency budget budget.amount ti
   "quantity").split(" ") as ReadonlyArray<QuestionAbout>
 
 /** What a question's answer is read as, to say why an answer that did not settle it was not enough. */
-const as: Partial<Record<QuestionAbout, string>> = {
-  date: "a date",
-  time: "a time",
-  timezone: "a time zone",
-  location: "a place",
-  budget: "an amount",
-  "budget.amount": "an amount",
-  "budget.currency": "a currency",
-  "quantity.people": "a number of people",
-  quantity: "a number"
-}
+const as: Partial<Record<QuestionAbout, string>> = lexicon.answeredAs
 
 /** The constraints read so far and the questions still open. */
 export class Findings {
@@ -51,41 +42,30 @@ export class Findings {
   }
 
   /**
-   * What each kind of objective cannot go without (README, "When the Interpreter asks"): a place where
-   * the thing happens for reservations, journeys and deliveries; the party's size for a table; which
-   * event, for tickets to "the match".
+   * What each kind of objective cannot go without (README, "The Interpreter"): a place where the thing
+   * happens for reservations, journeys and deliveries, and which event, for tickets to "the match".
    */
-  needs(
-    kind: ObjectiveKind,
-    request: string,
-    known: ReadonlyArray<Place>,
-    places: ReadonlyArray<Place>,
-    callerPlaces: ReadonlyArray<Place>,
-    caller: ReadonlyArray<ConstraintInput>
-  ) {
+  needs(kind: ObjectiveKind, request: string, places: ReadonlyArray<Place>, caller: ReadonlyArray<ConstraintInput>) {
     const vague = places.find((p) => p.vague)
-    const atHome = /\b(?:my|our) (?:place|house|flat|apartment|home|office)\b/i.test(vague?.text ?? "")
-    if (vague !== undefined && callerPlaces.length === 0 && !(kind === "service" && atHome)) {
-      this.ask("location", `Where exactly is ${vague.text}? Please give the place's name or address, and the city.`)
+    const given = caller.some((c) => c.type === "location")
+    const home = kind === "service" &&
+      /\b(?:my|our) (?:place|house|flat|apartment|home|office)\b/i.test(vague?.text ?? "")
+    if (vague !== undefined && !given && !home) {
+      this.ask("location", `Where exactly is ${vague.text}? Please give its name or address.`)
     }
-    const needsPlace = kind === "reservation" || kind === "transport" || kind === "delivery"
-    const hasZone = caller.some((c) => c.type === "timezone") && kind !== "transport" && kind !== "delivery"
-    if (needsPlace && known.length === 0 && callerPlaces.length === 0 && vague === undefined && !hasZone) {
-      this.ask(
-        "location",
-        kind === "transport"
-          ? "Where from, and where to?"
-          : kind === "delivery"
-          ? "Where should it go? Please give the address or the city."
-          : "Where? Please give the city, or the place's name."
-      )
+    const zoneGiven = caller.some((c) => c.type === "timezone") && kind === "reservation"
+    const where =
+      { transport: "Where from, and where to?", delivery: "Where should it go?", reservation: "Where?" }[kind as string]
+    if (where !== undefined && places.length === 0 && !given && !zoneGiven) {
+      this.ask("location", `${where} Please give the city, or the address.`)
     }
-    const event = /\b(?:the|that|this) (match|game|concert|show|gig|play|event|festival|fight|race)\b/i.exec(request)
-    if (
-      kind === "purchase" && event !== null && this.answers.get("q_event") === undefined &&
-      !/\p{Lu}\p{Ll}+(?: \p{Lu}\p{Ll}+)*(?:'s)? (?:match|game|concert|show|gig|play|event|festival|fight|race)\b|\b(?:match|game|concert|show|gig|play|event|festival|fight|race) (?:of|by|with|between) \p{Lu}|\bvs\.? /u
-        .test(request)
-    ) {
+    const events = "match|game|concert|show|gig|play|event|festival|fight|race"
+    const event = new RegExp(`\\b(?:the|that|this) (${events})\\b`, "i").exec(request)
+    const named = new RegExp(
+      `\\p{Lu}\\p{Ll}+(?:'s)? (?:${events})\\b|\\b(?:${events}) (?:of|by|with|between) \\p{Lu}|\\bvs\\.? `,
+      "u"
+    )
+    if (kind === "purchase" && event !== null && !named.test(request) && this.answers.get("q_event") === undefined) {
       this.ask("event", `Which ${event[1]} do you mean? Please name it (who or what, and where).`)
     }
   }

@@ -1,5 +1,6 @@
 import countryToCurrency from "country-to-currency"
 import { currencyCodes } from "../../schema/Constraint.ts"
+import lexicon from "./Lexicon.json" with { type: "json" }
 import { matches } from "./Words.ts"
 
 /** A sign or word several currencies share: the place decides which one is meant. */
@@ -16,26 +17,11 @@ export interface MoneyReading {
   readonly span: readonly [number, number]
 }
 
-const families = Object.fromEntries(
-  ("dollar:USD,CAD,AUD,NZD,SGD,HKD,TWD,MXN,ARS,CLP,COP yen:JPY,CNY krone:SEK,NOK,DKK,ISK rupee:INR,PKR,LKR,NPR peso:MXN,ARS,CLP,COP,PHP,UYU franc:CHF dirham:AED,MAD")
-    .split(" ").map((f) => [f.split(":")[0], f.split(":")[1]!.split(",")])
-) as unknown as Record<Family, ReadonlyArray<string>>
-
+const families: Record<Family, ReadonlyArray<string>> = lexicon.currencyFamilies
 /** Signs and words, each with its currency or the family it belongs to. */
-const words: Record<string, string> = Object.fromEntries(
-  ("$=dollar dollars=dollar dollar=dollar bucks=dollar €=EUR euros=EUR euro=EUR £=GBP pounds=GBP " +
-    "pound=GBP quid=GBP ¥=yen yen=JPY yuan=CNY rmb=CNY ₹=INR rupees=rupee ₩=KRW won=KRW ₽=RUB ₺=TRY " +
-    "lira=TRY ₪=ILS shekels=ILS ₫=VND ฿=THB baht=THB ₱=PHP ₦=NGN naira=NGN kr=krone krona=SEK " +
-    "kronor=SEK kroner=krone pesos=peso peso=peso francs=franc reais=BRL real=BRL zł=PLN zloty=PLN " +
-    "rand=ZAR dirhams=dirham us$=USD c$=CAD ca$=CAD a$=AUD au$=AUD nz$=NZD hk$=HKD s$=SGD r$=BRL " +
-    "mx$=MXN").split(" ").map((pair) => pair.split("="))
-)
+const words: Record<string, string> = lexicon.currencyWords
 /** Adjectives that say which dollar or peso: "Canadian dollars", "Mexican pesos". */
-const adjectives: Record<string, string> = Object.fromEntries(
-  ("us=USD,american=USD,canadian=CAD,australian=AUD,aussie=AUD,new zealand=NZD,singapore=SGD," +
-    "hong kong=HKD,mexican=MXN,argentine=ARS,chilean=CLP,colombian=COP,philippine=PHP,swedish=SEK," +
-    "norwegian=NOK,danish=DKK,indian=INR,swiss=CHF").split(",").map((pair) => pair.split("="))
-)
+const adjectives: Record<string, string> = lexicon.currencyAdjectives
 
 export const mentionOf = (word: string): Mention | undefined => {
   const w = word.toLowerCase().replace(/\s+/g, " ")

@@ -1,6 +1,7 @@
 import { cityMapping } from "city-timezones"
 import { Temporal } from "temporal-polyfill"
 import { isTimeZoneName } from "../../schema/Constraint.ts"
+import lexicon from "./Lexicon.json" with { type: "json" }
 import { fold, matches } from "./Words.ts"
 
 export interface Place {
@@ -18,14 +19,7 @@ export type Found =
   | { readonly _tag: "Ambiguous"; readonly name: string; readonly options: ReadonlyArray<string> }
 
 // Names people use that the gazetteer spells otherwise.
-const aliases: Record<string, string> = Object.fromEntries(
-  ("nyc=new york,new york city=new york,la=los angeles,sf=san francisco,dc=washington, d.c.," +
-    "washington=washington, d.c.,bombay=mumbai,calcutta=kolkata,peking=beijing," +
-    "saigon=ho chi minh city,kiev=kyiv,marrakech=marrakesh,lisboa=lisbon,uk=united kingdom," +
-    "britain=united kingdom,england=united kingdom,scotland=united kingdom," +
-    "usa=united states of america,us=united states of america,united states=united states of america," +
-    "america=united states of america,holland=netherlands").split(",").map((pair) => pair.split("="))
-)
+const aliases: Record<string, string> = lexicon.placeAliases
 
 let gazetteer: { cities: Map<string, Array<City>>; regions: Map<string, Array<City>> } | undefined
 
@@ -100,12 +94,7 @@ export const findPlace = (text: string, context = ""): Found | undefined => {
   return region === undefined ? undefined : decide(bare, region, 10, 10)
 }
 
-const abbreviations: Record<string, string> = Object.fromEntries(
-  ("EST=America/New_York EDT=America/New_York ET=America/New_York CST=America/Chicago " +
-    "CDT=America/Chicago MST=America/Denver MDT=America/Denver PST=America/Los_Angeles " +
-    "PDT=America/Los_Angeles PT=America/Los_Angeles BST=Europe/London CET=Europe/Paris " +
-    "CEST=Europe/Paris JST=Asia/Tokyo AEST=Australia/Sydney UTC=UTC GMT=UTC").split(" ").map((pair) => pair.split("="))
-)
+const abbreviations: Record<string, string> = lexicon.zoneAbbreviations
 
 /** Zones the words name outright: "Asia/Tokyo", "Tokyo time", "9am EST", "UTC+2". */
 export const namedZones = (text: string): Array<string> =>

@@ -26,8 +26,6 @@ export interface Times {
   readonly nights: number | undefined
 }
 
-const needsDate: ReadonlyArray<ObjectiveKind> = ["reservation", "appointment", "transport"]
-
 const stamp = (local: Temporal.PlainDateTime, zone: string | undefined): string => {
   const zoned = local.toZonedDateTime(zone ?? "UTC", { disambiguation: "compatible" })
   return zone === undefined ?
@@ -37,75 +35,55 @@ const stamp = (local: Temporal.PlainDateTime, zone: string | undefined): string 
 
 const ms = (timestamp: string) => Date.parse(timestamp)
 
+const dayQuestion: Partial<Record<ObjectiveKind, string>> = {
+  transport: "When should the journey be?",
+  appointment: "When should the appointment be?",
+  reservation: "For when?"
+}
+
 /** The windows and deadlines the times make, and the questions about dates, times and zones they raise. */
 export const decideTimes = (whens: ReadonlyArray<When>, ctx: TimeContext, result: Findings): Times => {
   const none: Times = { used: false, needsZone: false, nights: undefined }
-  const callerWindows = ctx.caller.flatMap((c) => (c.type === "window" ? [c] : []))
-  const callerDeadlines = ctx.caller.flatMap((c) => (c.type === "deadline" ? [c] : []))
   const ask = (text: string) => result.ask("date", text)
   for (const w of whens) {
     if (w.problem === "meridiem") result.ask("time", `Is ${w.text} in the morning or in the evening?`)
     if (w.problem === "past") ask(`"${w.text}" has already passed: when should it be?`)
-    if (w.problem === "ambiguous") {
-      ask(`Which date is meant by "${w.text}"? Please give the day, for example 12 March, and a time if it matters.`)
-    }
+    if (w.problem === "ambiguous") ask(`Which date is meant by "${w.text}"? Please give the day, for example 12 March.`)
     if (w.problem === "contradiction") ask(`"${w.text}" does not exist (the weekday and the date disagree): which day?`)
   }
+  const given = ctx.caller.filter((c) => c.type === "window" || c.type === "deadline")
+  if (ctx.noDate || (whens.length === 0 && given.length > 0)) return none
+  const question = dayQuestion[ctx.kind]
+  if (whens.length === 0 && question !== undefined) ask(`${question} Please give the day, and a time if it matters.`)
   const good = whens.filter((w) => w.problem === undefined)
-  if (ctx.noDate) return none
-  if (whens.length === 0) {
-    if (needsDate.includes(ctx.kind) && callerWindows.length === 0 && callerDeadlines.length === 0) {
-      ask(
-        ctx.kind === "transport" ?
-          "When should the journey be? Please give the day, and a time if it matters." :
-          ctx.kind === "appointment" ?
-          "When should the appointment be? Please give the day, and a time if it matters." :
-          "For when? Please give the day, and a time if it matters."
-      )
-    }
-    return none
-  }
-  if (good.length === 0) return none
   if (good.length > 1 && !(ctx.kind === "transport" && ctx.returnTrip && good.length === 2)) {
     ask(`The request names more than one time (${good.map((w) => w.text).join(", ")}): when should it be?`)
     return none
   }
-  if (ctx.zoneConflict) {
+  if (good.length > 0 && ctx.zoneConflict) {
     result.ask("timezone", `Which time zone should the times be read in: ${ctx.zones.join(" or ")}?`)
     return none
   }
   if (ctx.zone === undefined && good.some((w) => w.clock)) return { ...none, needsZone: true }
   let used = false
   for (const w of good) {
-    const start = stamp(w.from, ctx.zone)
-    const end = stamp(w.to, ctx.zone)
-    if (w.deadline) {
-      const stricter = callerDeadlines.some((c) => ms(c.by) <= ms(end))
-      if (callerDeadlines.length > 0 && !ctx.answered) {
-        if (!stricter) {
-          ask(
-            `The request says by ${end} but the deadline given is ${
-              callerDeadlines.map((c) => c.by).join(", ")
-            }: by when?`
-          )
-        }
-        continue
-      }
-      result.constraints.push({ type: "deadline", by: end })
-    } else {
-      if (callerWindows.length > 0 && !ctx.answered) {
-        const overlaps = callerWindows.some((c) => ms(c.start) < ms(end) && ms(start) < ms(c.end))
-        if (!overlaps) {
-          ask(
-            `The request says ${start} to ${end} but the window given is ${
-              callerWindows.map((c) => `${c.start} to ${c.end}`).join(", ")
-            }: when should it be?`
-          )
-        }
-        continue
-      }
-      result.constraints.push({ type: "window", start, end })
+    const [start, end] = [stamp(w.from, ctx.zone), stamp(w.to, ctx.zone)]
+    // The caller's window or deadline stands when the words fit it, and is asked about when they do not.
+    const callers = given.filter((c) => c.type === (w.deadline ? "deadline" : "window"))
+    if (callers.length > 0 && !ctx.answered) {
+      const fits = callers.some((c) =>
+        c.type === "deadline"
+          ? ms(c.by) <= ms(end)
+          : c.type === "window" && ms(c.start) < ms(end) && ms(start) < ms(c.end)
+      )
+      const said = w.deadline ? `by ${end}` : `${start} to ${end}`
+      const show = callers.map((
+        c
+      ) => (c.type === "deadline" ? c.by : c.type === "window" ? `${c.start} to ${c.end}` : ""))
+      if (!fits) ask(`The request says ${said} but ${show.join(", ")} was given: when should it be?`)
+      continue
     }
+    result.constraints.push(w.deadline ? { type: "deadline", by: end } : { type: "window", start, end })
     used = true
   }
   const stay = good.find((w) => !w.deadline && !w.clock)
