@@ -2,13 +2,15 @@ import type { Temporal } from "temporal-polyfill"
 
 const months = "January February March April May June July August September October November December".split(" ")
 const weekdays = "sunday monday tuesday wednesday thursday friday saturday".split(" ")
-const weekdayPattern = "(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?"
-const monthPattern = "(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
+const weekday = "(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?"
+const month = "(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
 
 export const weekdayOf = (word: string): number =>
   weekdays.findIndex((w) => w.startsWith(word.toLowerCase().slice(0, 3)))
 
 const ordinal = "(\\d{1,2})(?:st|nd|rd|th)"
+const th = "(?:st|nd|rd|th)?"
+const re = (source: string) => new RegExp(`\\b${source}`, "gi")
 
 /**
  * Rewrites what chrono does not read into what it does, against the local day `today`: "half past 7",
@@ -35,46 +37,28 @@ export const rewrite = (text: string, today: Temporal.PlainDate): string => {
     .replace(/\bhalf past (\d{1,2})\b|\b(?<=at )half (\d{1,2})\b/gi, (_, a?: string, b?: string) => `${a ?? b}:30`)
     .replace(/\bquarter past (\d{1,2})\b/gi, "$1:15")
     .replace(/\bquarter to (\d{1,2})\b/gi, (_, h: string) => `${(Number(h) + 11) % 12 || 12}:45`)
-    .replace(
-      /\b(at|@|from|until|till|to) (\d{1,2})h(\d{2})?\b/gi,
-      (_, at: string, h: string, m?: string) => `${at} ${h}:${m ?? "00"}`
-    )
+    .replace(/\b(at|@|from|until|till|to) (\d{1,2})h(\d{2})?\b/gi, (_, at, h, m?: string) => `${at} ${h}:${m ?? "00"}`)
     .replace(/\bat ([01]\d|2[0-3])([0-5]\d)\b/g, "at $1:$2")
     .replace(/\b(\d{1,2})(?::(\d{2}))?\s?o'?clock\b/gi, (_, h: string, m?: string) => `${h}:${m ?? "00"}`)
     .replace(/\b(\d{1,2}) ?ish\b/gi, "$1")
     .replace(/\b(\d{1,2}(?::\d{2})?) or (\d{1,2}(?::\d{2})?) ?([ap]\.?m\.?)/gi, "$1$3 or $2$3")
-    .replace(
-      /\bbetween (\d{1,2}(?::\d{2})?(?: ?[ap]m)?) and (\d{1,2}(?::\d{2})?)(?=:| ?[ap]m\b)/gi,
-      "$1 - $2"
-    )
-    .replace(
-      new RegExp(
-        `\\b(?:from )?(\\d{1,2})(?:st|nd|rd|th)? (?:to|until|till|-) (\\d{1,2})(?:st|nd|rd|th)? (${monthPattern})`,
-        "gi"
-      ),
-      "$1 - $2 $3"
-    )
-    .replace(new RegExp(`\\bfrom (\\d{1,2}(?:st|nd|rd|th)? (?:of )?${monthPattern})`, "gi"), "$1")
-    .replace(new RegExp(`\\b(${monthPattern}),\\s*(?=\\d)`, "gi"), "$1; ")
+    .replace(/\bbetween (\d{1,2}(?::\d{2})?(?: ?[ap]m)?) and (\d{1,2}(?::\d{2})?)(?=:| ?[ap]m\b)/gi, "$1 - $2")
+    .replace(re(`(?:from )?(\\d{1,2})${th} (?:to|until|till|-) (\\d{1,2})${th} (${month})`), "$1 - $2 $3")
+    .replace(re(`from (\\d{1,2}${th} (?:of )?${month})`), "$1")
+    .replace(re(`(${month}),\\s*(?=\\d)`), "$1; ")
     .replace(/\b29(?:th)? (?:of )?feb(?:ruary)?\b(?!,? \d{4})/gi, () => {
       let year = today.month > 2 ? today.year + 1 : today.year
       while (!(year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0))) year++
       return `29 February ${year}`
     })
+    .replace(re(`between (?:the )?(\\d{1,2})${th} and (?:the )?(\\d{1,2}${th})(?= (?:of )?${month})`), "$1 - $2")
     .replace(
-      new RegExp(
-        `\\bbetween (?:the )?(\\d{1,2})(?:st|nd|rd|th)? and (?:the )?(\\d{1,2}(?:st|nd|rd|th)?)(?= (?:of )?${monthPattern})`,
-        "gi"
-      ),
-      "$1 - $2"
+      re(`(${weekday}),? (?:the )?${ordinal}(?! (?:of )?${month})\\b`),
+      (all, w, d) => nthFrom(+d, weekdayOf(w)) ?? all
     )
     .replace(
-      new RegExp(`\\b(${weekdayPattern}),? (?:the )?${ordinal}(?! (?:of )?${monthPattern})\\b`, "gi"),
-      (all, w: string, d: string) => nthFrom(Number(d), weekdayOf(w)) ?? all
-    )
-    .replace(
-      new RegExp(`\\b(?:on )?the ${ordinal}(?! (?:of )?${monthPattern})\\b`, "gi"),
-      (all, d: string) => nthFrom(Number(d)) === undefined ? all : `on ${nthFrom(Number(d))}`
+      re(`(?:on )?the ${ordinal}(?! (?:of )?${month})\\b`),
+      (all, d) => (nthFrom(+d) ? `on ${nthFrom(+d)}` : all)
     )
     .replace(/\b(\d{1,2})\/(\d{1,2})(?:\/(\d{2}|\d{4}))?\b/g, (all, a: string, b: string, y?: string) => {
       const [x, z] = [Number(a), Number(b)]
@@ -96,6 +80,5 @@ export const dayParts = (text: string): { am: boolean; pm: boolean; lunch: boole
   lunch: /\blunch\b/i.test(text)
 })
 
-export const isNextWeekday = (text: string) => new RegExp(`\\bnext ${weekdayPattern}\\b`, "i").test(text)
-export const isThisWeekday = (text: string) =>
-  new RegExp(`\\b(?:this|today|coming) ${weekdayPattern}\\b`, "i").test(text)
+export const isNextWeekday = (text: string) => new RegExp(`\\bnext ${weekday}\\b`, "i").test(text)
+export const isThisWeekday = (text: string) => new RegExp(`\\b(?:this|today|coming) ${weekday}\\b`, "i").test(text)

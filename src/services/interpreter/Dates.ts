@@ -17,14 +17,7 @@ export interface When {
   readonly clock: boolean
   /** Only a day, or only a time: "on Friday" and "at 8" said apart are one moment. */
   readonly part: "day" | "time" | "both"
-  /** Why it cannot be used as it is. */
   readonly problem?: "past" | "ambiguous" | "contradiction" | "meridiem"
-}
-
-export interface DateReading {
-  readonly whens: ReadonlyArray<When>
-  /** The text as the dates reader rewrote it: other readers read this one, with the dates blanked. */
-  readonly text: string
 }
 
 const atMinute = (t: Local) => t.with({ second: 0, millisecond: 0, microsecond: 0, nanosecond: 0 })
@@ -44,8 +37,11 @@ export const meridiem = (context: string, kind: ObjectiveKind) => {
 const componentsOf = (c: { get: (component: "year" | "month" | "day" | "hour" | "minute") => number | null }): Local =>
   new Temporal.PlainDateTime(c.get("year")!, c.get("month")!, c.get("day")!, c.get("hour") ?? 0, c.get("minute") ?? 0)
 
-/** Reads the times a text names against `now`, the local time where it happens. */
-export const readDates = (input: string, now: Local, kind: ObjectiveKind, context = input): DateReading => {
+/**
+ * The times a text names against `now`, the local time where it happens, and the text as rewritten for
+ * chrono: the other readers read that one, with the times blanked.
+ */
+export const readDates = (input: string, now: Local, kind: ObjectiveKind, context = input) => {
   const text = rewrite(input, now.toPlainDate())
   const reference = { instant: new Date(Date.UTC(now.year, now.month - 1, now.day, now.hour, now.minute)), timezone: 0 }
   const today = now.toPlainDate().toPlainDateTime()
@@ -107,46 +103,36 @@ export const readDates = (input: string, now: Local, kind: ObjectiveKind, contex
       if (half === "pm") start = start.add({ hours: 12 })
       else if (half === undefined) problem ??= "meridiem"
     }
-    let from = start.toPlainDate().toPlainDateTime()
-    let to = from.add({ days: 1 })
-    let clock = false
-    let deadline = /\b(?:by|before|no later than|latest)\s+(?:the\s+)?$/.test(before)
-    if (relative && /\b(?:hours?|minutes?|mins?)\b/.test(lower)) {
-      from = atMinute(start)
-      to = from.add({ minutes: 1 })
-      deadline = deadline || lower.startsWith("within")
-    } else if (/\bnow\b/.test(lower)) {
-      from = atMinute(now)
-      to = from.add({ minutes: 1 })
-    } else if (/\bweekend\b/.test(lower)) {
-      from = today.add({ days: (6 - (now.dayOfWeek % 7) + 7) % 7 + (/next/.test(lower) && now.dayOfWeek < 6 ? 7 : 0) })
-      to = from.add({ days: 2 })
-    } else if (/\b(?:this|next|the following) week\b/.test(lower)) {
-      from = start.toPlainDate().toPlainDateTime().subtract({ days: start.dayOfWeek - 1 })
-      to = from.add({ days: 7 })
-    } else if (!hasDay && !hasTime && s.isCertain("month")) {
-      from = start.with({ day: 1 }).toPlainDate().toPlainDateTime()
-      to = from.add({ months: 1 })
-    } else if (lower.startsWith("within")) {
-      from = now
-      to = atMinute(start.with({ hour: now.hour, minute: now.minute }))
-      deadline = true
-    } else if (hasTime) {
-      from = start
-      to = start.add({ minutes: 1 })
-      clock = true
-    }
+    const within = lower.startsWith("within")
+    const minute = (t: Local): [Local, Local] => [atMinute(t), atMinute(t).add({ minutes: 1 })]
+    const day = start.toPlainDate().toPlainDateTime()
+    const saturday = today.add({
+      days: (6 - (now.dayOfWeek % 7) + 7) % 7 + (/next/.test(lower) && now.dayOfWeek < 6 ? 7 : 0)
+    })
+    let [from, to]: [Local, Local] = relative && /\b(?:hours?|minutes?|mins?)\b/.test(lower) ?
+      minute(start) :
+      /\bnow\b/.test(lower) ?
+      minute(now) :
+      /\bweekend\b/.test(lower) ?
+      [saturday, saturday.add({ days: 2 })] :
+      /\b(?:this|next|the following) week\b/.test(lower) ?
+      [day.subtract({ days: start.dayOfWeek - 1 }), day.add({ days: 8 - start.dayOfWeek })] :
+      !hasDay && !hasTime && s.isCertain("month") ?
+      [day.with({ day: 1 }), day.with({ day: 1 }).add({ months: 1 })] :
+      within ?
+      [now, atMinute(start.with({ hour: now.hour, minute: now.minute }))] :
+      hasTime ?
+      minute(start) :
+      [day, day.add({ days: 1 })]
+    const clock = hasTime && !relative && !/\bnow\b/.test(lower)
+    const deadline = within || /\b(?:by|before|no later than|latest)\s+(?:the\s+)?$/.test(before)
     if (r.end !== null && r.end !== undefined) {
       const end = componentsOf(r.end)
       if (r.end.isCertain("hour")) to = end.with({ day: from.day, month: from.month, year: from.year })
       else to = end.toPlainDate().toPlainDateTime().add({ days: 1 })
       if (Temporal.PlainDateTime.compare(to, from) <= 0) problem ??= "ambiguous"
     }
-    if (deadline && !lower.startsWith("within")) {
-      const at = /\bbefore\s+(?:the\s+)?$/.test(before) || hasTime ? from : to
-      from = at
-      to = at
-    }
+    if (deadline && !within) [from, to] = /\bbefore\s+(?:the\s+)?$/.test(before) || hasTime ? [from, from] : [to, to]
     const passed = Temporal.PlainDateTime.compare(deadline ? to : hasTime && !r.end ? from : to, now) <= 0
     if (passed && !/\bnow\b/.test(lower)) problem ??= "past"
     const part = hasDay || s.isCertain("month") || relative ? (hasTime ? "both" : "day") : "time"

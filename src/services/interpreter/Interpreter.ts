@@ -12,14 +12,12 @@ export interface Answer {
   readonly answer: string
 }
 
+/** The User's words verbatim, the caller's constraints, every answer so far (oldest first), and the Job's
+ * creation time, against which relative dates resolve. */
 export interface InterpretInput {
-  /** The User's words, verbatim (1 to 10,000 characters). */
   readonly request: string
-  /** The caller's constraints. */
   readonly constraints: ReadonlyArray<ConstraintInput>
-  /** Every answer given so far, oldest first. */
   readonly answers: ReadonlyArray<Answer>
-  /** The Job's creation time: relative dates resolve against it. */
   readonly createdAt: DateTime.Utc
 }
 
@@ -30,10 +28,9 @@ export interface Understood {
   readonly constraints: ReadonlyArray<ConstraintInput>
 }
 
-export interface NeedsInput {
+export interface NeedsInput extends Omit<Understood, "_tag" | "objective"> {
   readonly _tag: "NeedsInput"
   readonly objective: Objective | null
-  readonly constraints: ReadonlyArray<ConstraintInput>
   readonly questions: ReadonlyArray<Question>
 }
 

@@ -4,6 +4,7 @@ import { FetchHttpClient, HttpClient, HttpClientRequest, HttpClientResponse } fr
 import { ConstraintInput, Objective, Question } from "../../schema/Constraint.ts"
 import { PositiveDuration } from "../access/Idempotency.ts"
 import type { Interpretation, InterpretInput } from "./Interpreter.ts"
+import lexicon from "./Lexicon.json" with { type: "json" }
 import { interpretRequest } from "./Request.ts"
 
 /** `INTERPRETER=llm` with an OpenAI-compatible endpoint; every setting but the key is required then. */
@@ -28,41 +29,30 @@ const failure = (description: string) =>
  * 4.0 betas' module paths).
  */
 export const openAiCompatible = (config: ModelConfig): Layer.Layer<LanguageModel.LanguageModel> =>
-  Layer.effect(
-    LanguageModel.LanguageModel,
-    Effect.gen(function*() {
-      const http = yield* HttpClient.HttpClient
-      return yield* LanguageModel.make({
-        generateText: (options) =>
-          Effect.gen(function*() {
-            const messages = options.prompt.content.flatMap((m) =>
-              m.role === "system" ?
-                [{ role: "system", content: m.content }] :
-                m.role === "user" ?
-                [{ role: "user", content: m.content.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("\n") }] :
-                []
-            )
-            const request = HttpClientRequest.post(`${config.baseUrl.replace(/\/$/, "")}/chat/completions`).pipe(
-              HttpClientRequest.bodyJsonUnsafe({
-                model: config.model,
-                messages,
-                temperature: 0,
-                response_format: { type: "json_object" }
-              }),
-              (r) =>
-                Option.match(config.apiKey, {
-                  onNone: () => r,
-                  onSome: (key) => HttpClientRequest.bearerToken(r, Redacted.value(key))
-                })
-            )
-            const response = yield* http.execute(request).pipe(Effect.flatMap(HttpClientResponse.filterStatusOk))
-            const body = yield* Schema.decodeUnknownEffect(Completion)(yield* response.json)
-            return [{ type: "text" as const, text: body.choices[0].message.content }]
-          }).pipe(Effect.mapError((e) => failure(String(e)))),
-        streamText: () => Stream.fail(failure("streaming is not used"))
-      })
+  Layer.effect(LanguageModel.LanguageModel)(Effect.gen(function*() {
+    const http = yield* HttpClient.HttpClient
+    const url = `${config.baseUrl.replace(/\/$/, "")}/chat/completions`
+    const headers = Option.match(config.apiKey, {
+      onNone: () => ({}),
+      onSome: (k) => ({ authorization: `Bearer ${Redacted.value(k)}` })
     })
-  ).pipe(Layer.provide(FetchHttpClient.layer))
+    return yield* LanguageModel.make({
+      generateText: ({ prompt }) => {
+        const text = (m: (typeof prompt.content)[number]) =>
+          typeof m.content === "string" ? m.content : m.content.map((p) => ("text" in p ? p.text : "")).join("\n")
+        const messages = prompt.content.map((m) => ({ role: m.role, content: text(m) }))
+        const body = { model: config.model, messages, temperature: 0, response_format: { type: "json_object" } }
+        return http.execute(HttpClientRequest.post(url, { headers }).pipe(HttpClientRequest.bodyJsonUnsafe(body))).pipe(
+          Effect.flatMap(HttpClientResponse.filterStatusOk),
+          Effect.flatMap((response) => response.json),
+          Effect.flatMap(Schema.decodeUnknownEffect(Completion)),
+          Effect.map((c) => [{ type: "text" as const, text: c.choices[0].message.content }]),
+          Effect.mapError((e) => failure(String(e)))
+        )
+      },
+      streamText: () => Stream.fail(failure("streaming is not used"))
+    })
+  })).pipe(Layer.provide(FetchHttpClient.layer))
 
 /** What the model must answer: the Interpretation, in the same schemas the rest of the service uses. */
 export const ModelAnswer = Schema.Struct({
@@ -73,13 +63,7 @@ export const ModelAnswer = Schema.Struct({
 
 const instructions = (input: InterpretInput) =>
   [
-    "You read what a person wants done and answer one JSON object {objective, constraints, questions}.",
-    "objective: {kind: purchase|reservation|appointment|transport|delivery|service|other, summary} or null.",
-    "constraints: only what the words say, as {type:'budget',max:{amount:'180.00',currency:'EUR'}}, {type:'window',",
-    "start,end} (RFC 3339 with the place's offset), {type:'deadline',by}, {type:'location',place}, {type:'quantity',",
-    "count,unit}, {type:'timezone',zone} (IANA) or {type:'note',text}. questions: {id,text,about} for each fact the",
-    "kind needs that is missing, vague or contradictory (ids: q_date, q_time, q_timezone, q_location, q_event,",
-    "q_budget, q_budget_amount, q_budget_currency, q_quantity_people, q_quantity, q_objective); never guess.",
+    ...lexicon.modelInstructions,
     `Now: ${input.createdAt.toString()}. The caller's constraints: ${JSON.stringify(input.constraints)}.`,
     `Answers so far: ${JSON.stringify(input.answers.map((a) => ({ [a.questionId]: a.answer })))}.`,
     `The request: ${JSON.stringify(input.request)}`
@@ -96,16 +80,12 @@ export const make = (config: ModelConfig) =>
         .pipe(
           Effect.provideService(LanguageModel.LanguageModel, model),
           Effect.timeout(config.timeout),
-          Effect.flatMap(({ value }) =>
-            value.questions.length > 0 ?
-              Effect.succeed<Interpretation>({ _tag: "NeedsInput", ...value }) :
-              value.objective === null ?
+          Effect.flatMap(({ value: { constraints, objective, questions } }): Effect.Effect<Interpretation, string> =>
+            questions.length > 0 ?
+              Effect.succeed({ _tag: "NeedsInput", objective, constraints, questions }) :
+              objective === null ?
               Effect.fail("no objective and no question") :
-              Effect.succeed<Interpretation>({
-                _tag: "Understood",
-                objective: value.objective,
-                constraints: value.constraints
-              })
+              Effect.succeed({ _tag: "Understood", objective, constraints })
           ),
           Effect.catchCause((cause) =>
             Effect.as(

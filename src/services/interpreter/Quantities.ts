@@ -21,24 +21,20 @@ const stops =
 export const readCounts = (text: string): Array<Count> => {
   const counts: Array<Count> = []
   const taken: Array<number> = []
+  const lead = "(?:table|party|group|family|booking|reservation|dinner|lunch|brunch|breakfast|room|seats?) (?:for|of) "
   const people = new RegExp(
-    String
-      .raw`\b(?:(?:table|party|group|family|booking|reservation|dinner|lunch|brunch|breakfast|room|seats?) (?:for|of) |(?:for|we are|we're|there are|there will be|there'll be) )?(${countPattern})(?: (${peopleNouns}))?\b(?: and (${countPattern}) (?:kids|children|child))?`,
+    `\\b(${lead}|(?:for|we are|we're|there are|there will be|there'll be) )?(${countPattern})(?: (${peopleNouns}))?\\b(?: and (${countPattern}) (?:kids|children|child))?`,
     "gi"
   )
   for (const m of matches(text, people)) {
-    const introduced =
-      /^(?:table|party|group|family|booking|reservation|dinner|lunch|brunch|breakfast|room|seats?|for|we|there)/i.test(
-        m[0]
-      )
-    const next = text.slice(m.index + m[0].length).trimStart()
-    const noun = m[2]
-    if (noun === undefined && (!introduced || /^[a-z]/.test(next) && !stops.test(next.split(/\W/)[0] ?? ""))) continue
-    if (noun === undefined && /^(?:\d|am\b|pm\b|:|\.\d)/i.test(next)) continue
-    const count = (countOf(m[1]!) ?? 0) + (m[3] === undefined ? 0 : countOf(m[3]) ?? 0)
+    const [, introduced, number = "", noun, kids] = m
+    const next = text.slice(m.index + m[0].length, m.index + m[0].length + 30).trimStart()
+    const bare = introduced === undefined || (/^[a-z]/.test(next) && !stops.test(next.split(/\W/)[0] ?? "")) ||
+      /^(?:\d|am\b|pm\b|:|\.\d)/i.test(next)
+    if (noun === undefined && bare) continue
+    const count = (countOf(number) ?? 0) + (kids === undefined ? 0 : countOf(kids) ?? 0)
     if (count > 0) counts.push({ count, unit: "people" })
-    taken.push(m.index + m[0].search(/\S/) + (introduced && !/^\S+$/.test(m[1]!) ? 0 : m[0].trimStart().indexOf(m[1]!)))
-    if (m[3] !== undefined) taken.push(m.index + m[0].lastIndexOf(m[3]))
+    taken.push(m.index + m[0].indexOf(number), ...(kids === undefined ? [] : [m.index + m[0].lastIndexOf(kids)]))
   }
   if (
     /\b(?:me and my (?:wife|husband|partner|girlfriend|boyfriend|friend|mum|mom|dad)|my (?:wife|husband|partner) and (?:me|i)|the two of us|for two of us)\b/i

@@ -2,13 +2,12 @@ import { DateTime } from "effect"
 import { Temporal } from "temporal-polyfill"
 import type { ConstraintInput, ObjectiveKind } from "../../schema/Constraint.ts"
 import { summaryMaxLength } from "../../schema/Constraint.ts"
-import { readBudget } from "./Budget.ts"
 import type { When } from "./Dates.ts"
 import { isReturnTrip, readDates } from "./Dates.ts"
 import type { Interpretation, InterpretInput } from "./Interpreter.ts"
 import { readKind } from "./Kinds.ts"
 import { Findings } from "./Missing.ts"
-import { readMoney } from "./Money.ts"
+import { readBudget, readMoney } from "./Money.ts"
 import type { Place } from "./Places.ts"
 import { findPlace, namedZones, readPlaces, readZoneAnswer } from "./Places.ts"
 import { decideCounts, readCounts } from "./Quantities.ts"
@@ -98,7 +97,7 @@ export const interpretRequest = (input: InterpretInput): Interpretation => {
   const table = kind === "reservation" &&
     /\b(?:table|restaurant|dinner|lunch|brunch|breakfast|resturant)\b/i.test(request)
   const counts = decideCounts(mine.counts, read, table, caller, result)
-  const times = decideTimes(read.reduce((whens, a) => merge(whens, a.whens), mine.whens), {
+  const times = decideTimes(read.reduce<ReadonlyArray<When>>((whens, a) => merge(whens, a.whens), mine.whens), {
     kind,
     zone,
     zoneConflict: conflict,
