@@ -149,20 +149,8 @@ const combine = (whens: Array<When>, text: string, now: Local): Array<When> => {
   const days = whens.filter((w) => w.part === "day" && !w.deadline)
   const times = whens.filter((w) => w.part === "time" && !w.deadline)
   if (days.length === 1 && times.length === 1) {
-    const [day, time] = [days[0]!, times[0]!]
-    const from = day.from.with({ hour: time.from.hour, minute: time.from.minute })
-    const problem = day.problem ??
-      (time.problem !== "past" ? time.problem : Temporal.PlainDateTime.compare(from, now) <= 0 ? "past" : undefined)
-    const { problem: _, ...rest } = time
-    const merged: When = {
-      ...rest,
-      text: `${day.text} ${time.text}`,
-      from,
-      to: from.add(time.to.since(time.from)),
-      part: "both",
-      ...(problem === undefined ? {} : { problem })
-    }
-    whens = whens.filter((w) => w !== day && w !== time).concat([merged]).sort((a, b) => a.span[0] - b.span[0])
+    const merged = join(days[0]!, times[0]!, now)
+    whens = whens.filter((w) => w !== days[0] && w !== times[0]).concat([merged]).sort((a, b) => a.span[0] - b.span[0])
   }
   if (whens.length !== 2) return whens
   const [a, b] = whens as [When, When]
@@ -178,6 +166,16 @@ const combine = (whens: Array<When>, text: string, now: Local): Array<When> => {
   if (!a.deadline && !b.deadline && a.problem === undefined && inside(b, a)) return [b]
   if (!a.deadline && !b.deadline && b.problem === undefined && inside(a, b)) return [a]
   return whens
+}
+
+/** A day and a time said apart are one moment: "dinner at 8 ... on Friday", or a day answered to "12/03 at 8pm". */
+export const join = (day: When, time: When, now: Local): When => {
+  const from = day.from.with({ hour: time.from.hour, minute: time.from.minute })
+  const { problem: _, ...rest } = time
+  const problem = day.problem ??
+    (time.problem === "meridiem" ? "meridiem" : Temporal.PlainDateTime.compare(from, now) <= 0 ? "past" : undefined)
+  const joined = { ...rest, text: `${day.text} ${time.text}`, from, to: from.add(time.to.since(time.from)) }
+  return { ...joined, part: "both", ...(problem === undefined ? {} : { problem }) }
 }
 
 /** A journey out and back: two times that are both wanted. */

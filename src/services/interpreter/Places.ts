@@ -100,16 +100,15 @@ const abbreviations: Record<string, string> = lexicon.zoneAbbreviations
 export const namedZones = (text: string): Array<string> =>
   matches(
     text,
-    /\b([A-Z][A-Za-z_]+\/[A-Za-z_/+-]+)|\b(\p{Lu}[\p{L} ]*?) time\b|\b(UTC|GMT)\s*([+-]\d{1,2})\b|\b([A-Z]{2,4})\b/gu
+    /\b([A-Z][\w/+-]+\/[\w/+-]+)|\b(\p{Lu}[\p{L} ]*?) time\b|\b(?:UTC|GMT)\s*([+-]\d{1,2})\b|\b([A-Z]{2,4})\b/gu
   )
-    .flatMap((m) => {
-      if (m[1] !== undefined) return isTimeZoneName(m[1]) ? [m[1]] : []
-      if (m[2] !== undefined) {
-        const found = findPlace(m[2].split(" ").slice(-2).join(" "))
-        return found?._tag === "Zone" ? [found.zone] : []
-      }
-      if (m[4] !== undefined) return [`Etc/GMT${Number(m[4]) > 0 ? "-" : "+"}${Math.abs(Number(m[4]))}`]
-      const zone = m[5] === undefined ? undefined : abbreviations[m[5]]
+    .flatMap(([, iana, city, offset, short]) => {
+      const found = city === undefined ? undefined : findPlace(city.split(" ").slice(-2).join(" "))
+      const zone = iana !== undefined ? (isTimeZoneName(iana) ? iana : undefined) : found?._tag === "Zone" ?
+        found.zone :
+        offset !== undefined
+        ? `Etc/GMT${+offset > 0 ? "-" : "+"}${Math.abs(+offset)}`
+        : abbreviations[short ?? ""]
       return zone === undefined ? [] : [zone]
     })
 
@@ -137,18 +136,15 @@ const notPlace =
 export const readPlaces = (input: string): Array<Place> => {
   const text = /\p{Ll}/u.test(input) ? input : input.toLowerCase()
   const lowerOnly = !/\p{Lu}/u.test(text.slice(1))
-  const source = lowerOnly ?
-    text.replace(/\b(?:in|at|to|from|near)\s+([a-z]+(?: [a-z]+)?)/g, (all, name: string) => {
-      const words = name.split(" ")
-      const hit = [words.join(" "), words[0]!].find((n) =>
-        (getGazetteer().cities.get(aliases[n] ?? n) ?? []).length > 0
-      )
-      return hit === undefined ? all : all.replace(hit, hit.replace(/\b\p{L}/gu, (c) => c.toUpperCase()))
-    }) :
-    text
+  const known = (n: string) => (getGazetteer().cities.get(aliases[n] ?? n) ?? []).length > 0
+  const source = !lowerOnly ? text : text.replace(/\b(?:in|at|to|from|near)\s+([a-z]+)(?: ([a-z]+))?/g, (all, a, b) => {
+    const hit = [`${a} ${b}`, a].find(known)
+    return hit === undefined ? all : all.replace(hit, hit.replace(/\b\p{L}/gu, (c: string) => c.toUpperCase()))
+  })
   // "my usual place in Paris", "my office at 5 Main Street": the place that follows says where.
   const vague = matches(source, vaguePattern).filter((m) => {
-    const next = /^\s+(?:in|at)\s+(?:\d+\s+)?(\p{Lu}[\p{L}\d]*)/u.exec(source.slice(m.index + m[0].length))?.[1]
+    const after = source.slice(m.index + m[0].length, m.index + m[0].length + 40)
+    const next = /^\s+(?:in|at)\s+(?:\d+\s+)?(\p{Lu}[\p{L}\d]*)/u.exec(after)?.[1]
     return next === undefined || notPlace.test(next)
   })
   const places: Array<Place> = vague.map((m) => ({ text: m[1]!, role: "at", vague: true }))
@@ -159,9 +155,12 @@ export const readPlaces = (input: string): Array<Place> => {
       inVague || notPlace.test(/\p{Lu}[\p{L}'.-]*/u.exec(name)?.[0] ?? "") || (prep === "by" && !/^the /.test(name))
     ) continue
     const cleaned = name.replace(/[\s,.]+$/, "").replace(/\s+(?:on|of|&)$/, "")
-    const role = prep === "from" ? "from" : prep === "to" || prep === "into" || prep === "towards" ? "to" : "at"
-    const kept = ["near", "around", "to", "from", "towards"].includes(prep) ? `${prep} ${cleaned}` : cleaned
-    places.push({ text: kept, role, vague: false })
+    const role = ({ from: "from", to: "to", into: "to", towards: "to" } as const)[prep as "to"] ?? "at"
+    places.push({
+      text: /^(?:near|around|to|from|towards)$/.test(prep) ? `${prep} ${cleaned}` : cleaned,
+      role,
+      vague: false
+    })
   }
   // A large city needs no "in": "Lisbon, Friday at 8", "a Tokyo hotel".
   for (const m of matches(source, /\b\p{Lu}\p{Ll}+(?: \p{Lu}\p{Ll}+)?\b/gu)) {

@@ -3,7 +3,7 @@ import { Temporal } from "temporal-polyfill"
 import type { ConstraintInput, ObjectiveKind } from "../../schema/Constraint.ts"
 import { summaryMaxLength } from "../../schema/Constraint.ts"
 import type { When } from "./Dates.ts"
-import { isReturnTrip, readDates } from "./Dates.ts"
+import { isReturnTrip, join, readDates } from "./Dates.ts"
 import type { Interpretation, InterpretInput } from "./Interpreter.ts"
 import { readKind } from "./Kinds.ts"
 import { Findings } from "./Missing.ts"
@@ -97,7 +97,7 @@ export const interpretRequest = (input: InterpretInput): Interpretation => {
   const table = kind === "reservation" &&
     /\b(?:table|restaurant|dinner|lunch|brunch|breakfast|resturant)\b/i.test(request)
   const counts = decideCounts(mine.counts, read, table, caller, result)
-  const times = decideTimes(read.reduce<ReadonlyArray<When>>((whens, a) => merge(whens, a.whens), mine.whens), {
+  const times = decideTimes(read.reduce<ReadonlyArray<When>>((whens, a) => merge(now)(whens, a.whens), mine.whens), {
     kind,
     zone,
     zoneConflict: conflict,
@@ -126,19 +126,13 @@ export const interpretRequest = (input: InterpretInput): Interpretation => {
 }
 
 /** An answer's times replace the request's, except that a day alone keeps the time said, and a time alone the day. */
-const merge = (current: ReadonlyArray<When>, answer: ReadonlyArray<When>): ReadonlyArray<When> => {
+const merge = (now: Temporal.PlainDateTime) => (current: ReadonlyArray<When>, answer: ReadonlyArray<When>) => {
   const [only, given] = [current[0], answer[0]]
   if (current.length !== 1 || answer.length !== 1 || only === undefined || given === undefined) {
     return answer.length === 0 ? current : answer
   }
-  const dayKnown = (only.part === "day" && only.problem === undefined) || only.problem === "meridiem"
-  const [day, time] = given.part === "day" && only.part !== "day" && !given.deadline ?
-    [given, only] :
-    given.part === "time" && dayKnown && given.problem !== "meridiem" ?
-    [only, given] :
-    [undefined, undefined]
-  if (day === undefined || time === undefined) return answer
-  const from = day.from.with({ hour: time.from.hour, minute: time.from.minute })
-  const { problem: _, ...rest } = time
-  return [{ ...rest, from, to: from.add(time.to.since(time.from)), part: "both" }]
+  const { problem, ...said } = only
+  if (given.part === "day" && only.part !== "day" && !given.deadline) return [join(given, said, now)]
+  const dayKnown = (only.part === "day" && problem === undefined) || problem === "meridiem"
+  return given.part === "time" && dayKnown && given.problem !== "meridiem" ? [join(said, given, now)] : answer
 }

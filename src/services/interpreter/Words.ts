@@ -12,35 +12,23 @@ const named: Record<string, number> = { a: 1, an: 1, single: 1, couple: 2, pair:
 /** "4", "four", "a dozen", "a couple of": a whole count, or undefined. */
 export const countOf = (word: string): number | undefined => {
   const w = word.toLowerCase().replace(/^a /, "").replace(/ of$/, "")
-  if (/^\d{1,6}$/.test(w)) return Number(w)
-  const i = small.indexOf(w)
-  return i >= 0 ? i : named[w]
+  return /^\d{1,6}$/.test(w) ? Number(w) : small.includes(w) ? small.indexOf(w) : named[w]
 }
 
 /** A regular-expression source for a count: digits or a number word. */
 export const countPattern = `(?:\\d{1,6}|${small.slice(1).join("|")}|thirty|forty|a dozen|a couple of|a pair of|dozen)`
 
-export const quoted = (s: string): string => {
-  const chars = Array.from(s)
-  return `"${chars.length > 60 ? `${chars.slice(0, 59).join("")}…` : s}"`
-}
+export const quoted = (s: string): string =>
+  `"${Array.from(s).length > 60 ? `${Array.from(s).slice(0, 59).join("")}…` : s}"`
 
-export const dedupe = <A>(values: ReadonlyArray<A>, key: (a: A) => string = (a) => JSON.stringify(a)): Array<A> => {
+export const dedupe = <A>(values: ReadonlyArray<A>, key = (a: A): string => JSON.stringify(a)): Array<A> => {
   const seen = new Set<string>()
-  return values.filter((v) => {
-    const k = key(v)
-    if (seen.has(k)) return false
-    seen.add(k)
-    return true
-  })
+  return values.filter((v) => !seen.has(key(v)) && seen.add(key(v)) !== undefined)
 }
 
 /** Every match of a global pattern, with where it is: readers mask what an earlier reader took. */
 export const matches = (text: string, pattern: RegExp): Array<RegExpExecArray> => [...text.matchAll(pattern)]
 
 /** The text with [start, end) blanked out, so later readers do not read it again. */
-export const mask = (text: string, spans: ReadonlyArray<readonly [number, number]>): string => {
-  let out = text
-  for (const [start, end] of spans) out = out.slice(0, start) + " ".repeat(end - start) + out.slice(end)
-  return out
-}
+export const mask = (text: string, spans: ReadonlyArray<readonly [number, number]>): string =>
+  spans.reduce((out, [start, end]) => out.slice(0, start) + " ".repeat(end - start) + out.slice(end), text)
