@@ -4,14 +4,12 @@ const months = "January February March April May June July August September Octo
 const weekdays = "sunday monday tuesday wednesday thursday friday saturday".split(" ")
 const weekday = "(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?"
 const month = "(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
-
 export const weekdayOf = (word: string): number =>
   weekdays.findIndex((w) => w.startsWith(word.toLowerCase().slice(0, 3)))
 
 const ordinal = "(\\d{1,2})(?:st|nd|rd|th)"
 const th = "(?:st|nd|rd|th)?"
 const re = (source: string) => new RegExp(`\\b${source}`, "gi")
-
 /**
  * Rewrites what chrono does not read into what it does, against the local day `today`: "half past 7",
  * "19h30", "the 15th", "Friday the 13th", "between 15 and 17 April", "in a fortnight". A date written
@@ -73,7 +71,6 @@ export const rewrite = (text: string, today: Temporal.PlainDate): string => {
 const Temporal_compare = (a: Temporal.PlainDate, b: Temporal.PlainDate) =>
   a.year - b.year || a.month - b.month || a.day - b.day
 
-/** Day-part words that say which half of the day a clock time is in. */
 export const dayParts = (text: string): { am: boolean; pm: boolean; lunch: boolean } => ({
   am: /\b(?:morning|breakfast|brunch|a\.m\.|am)\b/i.test(text),
   pm: /\b(?:evening|tonight|night|dinner|supper|afternoon|p\.m\.|pm)\b/i.test(text),

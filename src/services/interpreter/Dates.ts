@@ -5,7 +5,6 @@ import { dayParts, isNextWeekday, isThisWeekday, rewrite } from "./DateWords.ts"
 import { countOf } from "./Words.ts"
 
 type Local = Temporal.PlainDateTime
-
 /** One time the words name, on the local clock of the place: a window [from, to), or a deadline at `to`. */
 export interface When {
   readonly text: string
@@ -13,7 +12,6 @@ export interface When {
   readonly from: Local
   readonly to: Local
   readonly deadline: boolean
-  /** A clock time was read: it needs the place's time zone. */
   readonly clock: boolean
   /** Only a day, or only a time: "on Friday" and "at 8" said apart are one moment. */
   readonly part: "day" | "time" | "both"
@@ -21,7 +19,6 @@ export interface When {
 }
 
 const atMinute = (t: Local) => t.with({ second: 0, millisecond: 0, microsecond: 0, nanosecond: 0 })
-
 /** Which half of the day "at 7" means, where the kind of objective or a day-part word says so. */
 export const meridiem = (context: string, kind: ObjectiveKind) => {
   const { am, lunch, pm } = dayParts(context)
@@ -37,10 +34,7 @@ export const meridiem = (context: string, kind: ObjectiveKind) => {
 const componentsOf = (c: { get: (component: "year" | "month" | "day" | "hour" | "minute") => number | null }): Local =>
   new Temporal.PlainDateTime(c.get("year")!, c.get("month")!, c.get("day")!, c.get("hour") ?? 0, c.get("minute") ?? 0)
 
-/**
- * The times a text names against `now`, the local time where it happens, and the text as rewritten for
- * chrono: the other readers read that one, with the times blanked.
- */
+/** The times named, against `now` on the place's clock, and the rewritten text the other readers read. */
 export const readDates = (input: string, now: Local, kind: ObjectiveKind, context = input) => {
   const text = rewrite(input, now.toPlainDate())
   const reference = { instant: new Date(Date.UTC(now.year, now.month - 1, now.day, now.hour, now.minute)), timezone: 0 }
@@ -141,10 +135,7 @@ export const readDates = (input: string, now: Local, kind: ObjectiveKind, contex
   return { whens: combine(whens, text, now), text }
 }
 
-/**
- * Several times read as one: "at 8 ... on Friday" is one moment; "this weekend, Saturday at 7pm" the
- * narrower; "7pm or 8pm" a window from the first to the last.
- */
+/** "this weekend, Saturday at 7pm" is the narrower; "7pm or 8pm" a window from the first to the last. */
 const combine = (whens: Array<When>, text: string, now: Local): Array<When> => {
   const days = whens.filter((w) => w.part === "day" && !w.deadline)
   const times = whens.filter((w) => w.part === "time" && !w.deadline)
@@ -178,5 +169,4 @@ export const join = (day: When, time: When, now: Local): When => {
   return { ...joined, part: "both", ...(problem === undefined ? {} : { problem }) }
 }
 
-/** A journey out and back: two times that are both wanted. */
 export const isReturnTrip = (text: string) => /\b(?:back|return(?:ing)?|round[- ]trip)\b/i.test(text)

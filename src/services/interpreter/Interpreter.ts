@@ -24,7 +24,6 @@ export interface InterpretInput {
 export interface Understood {
   readonly _tag: "Understood"
   readonly objective: Objective
-  /** The interpreted constraints only, never the caller's. */
   readonly constraints: ReadonlyArray<ConstraintInput>
 }
 
@@ -44,7 +43,6 @@ export class Interpreter extends Context.Service<Interpreter, {
   readonly interpret: (input: InterpretInput) => Effect.Effect<Interpretation>
 }>()("Interpreter") {}
 
-/** Rule-based, deterministic and offline: no network, no model. */
 export const layerLive: Layer.Layer<Interpreter> = Layer.succeed(Interpreter)({
   interpret: (input) => Effect.sync(() => interpretRequest(input))
 })
@@ -60,7 +58,6 @@ export const InterpreterKind = Config.schema(Schema.Literals(["offline", "llm"])
   Config.withDefault("offline" as const)
 )
 
-/** The interpreter configuration names: offline unless `INTERPRETER=llm`. */
 export const layer: Layer.Layer<Interpreter, Config.ConfigError> = Layer.unwrap(Effect.gen(function*() {
   if ((yield* InterpreterKind) === "offline") return layerLive
   const { ModelConfig } = yield* Effect.promise(() => import("./ModelReader.ts"))
@@ -77,8 +74,7 @@ export const layerTest = (
   Layer.succeed(Interpreter)({
     interpret: (input) =>
       Effect.sync(() => {
-        const scripted = Object.hasOwn(script, input.request) ? script[input.request] : undefined
-        if (scripted === undefined) return interpretRequest(input)
+        const scripted = Object.hasOwn(script, input.request) ? script[input.request]! : interpretRequest
         return typeof scripted === "function" ? scripted(input) : scripted
       })
   })

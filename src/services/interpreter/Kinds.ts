@@ -8,19 +8,15 @@ import lexicon from "./Lexicon.json" with { type: "json" }
  * flowers" a purchase. Within a tier the first word said wins.
  */
 const tiers: ReadonlyArray<Readonly<Partial<Record<ObjectiveKind, string>>>> = lexicon.kinds
-
 const index: ReadonlyArray<ReadonlyArray<readonly [RegExp, ObjectiveKind]>> = tiers.map((tier) =>
   Object.entries(tier).flatMap(([kind, words]) =>
     words.split(" ").map((w) => [new RegExp(`\\b(?:${w.replace("-", "[- ]")})(?![\\w'])`, "i"), kind as ObjectiveKind])
   )
 )
 
-/** "a book", "2 books" are things to buy; "book a table" is a verb. */
 const bookNoun = /\b(?:a|the|this|that|my|her|his|new|good|\d+|two|three|some|cook|children's)\s+books?\b/i
-
 /** "train station", "bus stop", "table tennis": the word names a place or a thing, not the kind. */
 const notKind = /\b(?:train|bus|coach|ferry) (?:station|stop|terminal)s?\b|\btable tennis\b|\bhotel (?:bar|lobby)\b/gi
-
 export const readKind = (text: string): ObjectiveKind => {
   // "from the hotel to the airport": places named, not the thing wanted.
   const t = text.replace(notKind, " ").replace(bookNoun, " book-noun gift ")

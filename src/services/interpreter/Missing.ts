@@ -11,7 +11,6 @@ const order = ("objective event location budget.currency budget budget.amount ti
 /** What a question's answer is read as, to say why an answer that did not settle it was not enough. */
 const as: Partial<Record<QuestionAbout, string>> = lexicon.answeredAs
 
-/** The constraints read so far and the questions still open. */
 export class Findings {
   readonly constraints: Array<ConstraintInput> = []
   private readonly questions = new Map<QuestionAbout, string>()

@@ -54,7 +54,6 @@ export const openAiCompatible = (config: ModelConfig): Layer.Layer<LanguageModel
     })
   })).pipe(Layer.provide(FetchHttpClient.layer))
 
-/** What the model must answer: the Interpretation, in the same schemas the rest of the service uses. */
 export const ModelAnswer = Schema.Struct({
   objective: Schema.NullOr(Objective),
   constraints: Schema.Array(ConstraintInput),

@@ -13,18 +13,14 @@ export interface MoneyReading {
   /** A decimal string ("1200", "12.5"), or "ambiguous" for "1.200". */
   readonly amount: string | "ambiguous"
   readonly currency: Mention | undefined
-  /** "per person", "a night", "each": the amount is for one of these. */
   readonly per: string | undefined
   readonly text: string
   readonly span: readonly [number, number]
 }
 
 const families: Record<Family, ReadonlyArray<string>> = lexicon.currencyFamilies
-/** Signs and words, each with its currency or the family it belongs to. */
 const words: Record<string, string> = lexicon.currencyWords
-/** Adjectives that say which dollar or peso: "Canadian dollars", "Mexican pesos". */
 const adjectives: Record<string, string> = lexicon.currencyAdjectives
-
 export const mentionOf = (word: string): Mention | undefined => {
   const w = word.toLowerCase().replace(/\s+/g, " ")
   const adjective = /^(.+) (?:dollars?|pesos?|kron(?:a|e|er|or)|rupees?|francs?)$/.exec(w)?.[1]
@@ -54,30 +50,23 @@ const amountPattern = new RegExp(
 const maxCue =
   /(?:under|below|max(?:imum)?|at most|up to|budget(?: of| is)?|spend(?:ing)?(?: up to| at most)?|less than|no more than|not more than|cap(?:ped)? at|limit(?: of)?|within|tops|around|about|between|cheaper than|for)\s*$/i
 const minCue = /(?:over|above|at least|more than|from|starting at|minimum|min)\s*$/i
-
 /** A number as written: "1,200", "1.5k", "40 000"; "1.200" could be either, so it is "ambiguous". */
 const readNumber = (raw: string): string | "ambiguous" | undefined => {
-  const m = /^(\d[\d,.' ]*?)\s?(k|grand|thousand|m|million)?$/i.exec(raw.trim())
-  if (m === null) return undefined
-  let digits = m[1]!.replace(/[' ]/g, "")
-  const lastSep = Math.max(digits.lastIndexOf("."), digits.lastIndexOf(","))
-  if (lastSep >= 0) {
-    const after = digits.length - lastSep - 1
-    const seps = digits.replace(/\d/g, "")
-    if (after === 3 && seps.length === 1 && digits[lastSep] === "." && m[2] === undefined) return "ambiguous"
-    const decimal = after !== 3 || new Set(seps).size === 2 ? digits[lastSep] : undefined
-    digits = decimal === undefined ?
-      digits.replace(/[.,]/g, "") :
-      `${digits.slice(0, lastSep).replace(/[.,]/g, "")}.${digits.slice(lastSep + 1)}`
-  }
-  const zeros = m[2] === undefined ? 0 : /^m/i.test(m[2]) ? 6 : 3
-  if (zeros === 0) return digits.replace(/^0+(?=\d)/, "")
-  const [int = "0", frac = ""] = digits.split(".")
+  const [, body = "", multiplier] = /^(\d[\d,.' ]*?)\s?(k|grand|thousand|m|million)?$/i.exec(raw.trim()) ?? []
+  const digits = body.replace(/[' ]/g, "")
+  const [seps, last] = [digits.replace(/\d/g, ""), Math.max(digits.lastIndexOf("."), digits.lastIndexOf(","))]
+  const after = digits.length - last - 1
+  if (after === 3 && seps === "." && multiplier === undefined) return "ambiguous"
+  // The last separator is the decimal point, unless three digits follow it and it is the only kind used.
+  const plain = last >= 0 && (after !== 3 || new Set(seps).size === 2) ?
+    `${digits.slice(0, last).replace(/\D/g, "")}.${digits.slice(last + 1)}` :
+    digits.replace(/\D/g, "")
+  const zeros = multiplier === undefined ? 0 : /^m/i.test(multiplier) ? 6 : 3
+  const [int = "", frac = ""] = plain.split(".")
   const shifted = `${int}${frac.padEnd(zeros, "0").slice(0, zeros)}.${frac.slice(zeros)}`
-  return shifted.replace(/^0+(?=\d)/, "").replace(/\.$/, "")
+  return body === "" ? undefined : shifted.replace(/^0+(?=\d)/, "").replace(/\.$/, "")
 }
 
-/** Amounts of money: with a currency, or bare after a word that makes them a most-to-spend. */
 export const readMoney = (text: string): Array<MoneyReading> =>
   matches(text, amountPattern).flatMap((m): Array<MoneyReading> => {
     const g = m.groups ?? {}
@@ -85,7 +74,9 @@ export const readMoney = (text: string): Array<MoneyReading> =>
     const before = text.slice(Math.max(0, m.index - 40), m.index)
     if (minCue.test(before) && !maxCue.test(before) && g.num2 === undefined) return []
     const bare = !maxCue.test(before) || /\b(?:for|around|about)\s*$/i.test(before) ||
-      /^\s*(?:%|:|\/|min|hours?|days?|nights?|people|persons|guests|am|pm)/i.test(text.slice(m.index + m[0].length))
+      /^\s*(?:%|:|\/|min|hours?|days?|nights?|people|persons|guests|am|pm)/i.test(
+        text.slice(m.index + m[0].length, m.index + m[0].length + 12)
+      )
     if (currency === undefined && bare) return []
     const amount = readNumber(g.num2 ?? g.num ?? "")
     if (amount === undefined) return []
@@ -106,7 +97,6 @@ export const resolveCurrency = (mention: Mention, countries: ReadonlyArray<strin
   return local.length === 1 ? local[0]! : local.length > 1 ? local : families[mention.family]
 }
 
-/** The currency of the place the request is set in, for an amount written without one. */
 export const localCurrency = (countries: ReadonlyArray<string>): string | undefined => {
   const codes = [...new Set(countries.flatMap((c) => currencyOf[c] ?? []))]
   return codes.length === 1 ? codes[0] : undefined
@@ -128,7 +118,6 @@ export const formatAmount = (amount: string, currency: string, times = 1): strin
 }
 
 const none = /^(?:no|none|nothing|no budget|no limit|any|unlimited|doesn't matter|n\/a|skip)\b/i
-
 /** The most to spend: an amount in one currency; per person, per night or per ticket, times how many. */
 export const readBudget = (
   own: ReadonlyArray<MoneyReading>,
@@ -148,7 +137,7 @@ export const readBudget = (
   if (money.length === 0) {
     return answer === undefined
       ? undefined
-      : ask(about, "What is the most to spend, with its currency?")
+      : ask(about, "What is the most to spend, and in which currency?")
   }
   const currencyAnswer = answers.find((a) => a.q === "q_budget_currency")?.text
   const answered = currencyAnswer === undefined ? undefined : mentionOf(currencyAnswer.replace(/^in\s+/i, "")) ??
@@ -167,33 +156,18 @@ export const readBudget = (
   const amount = typeof m.currency !== "string" || m.amount === "ambiguous" || times === undefined ?
     undefined :
     formatAmount(m.amount, m.currency, times)
-  if (readings.length > 1) {
-    ask(
-      about,
-      `The request names more than one budget (${readings.map((r) => r.text).join(", ")}): what is the most to spend?`
-    )
-  } else if (m.amount === "ambiguous") {
-    ask(
-      "budget.amount",
-      `Is ${m.text} a whole amount or a decimal one? Please write the most to spend, e.g. "1200 EUR".`
-    )
+  const listed = readings.map((r) => r.text).join(", ")
+  const given = callers.map((c) => `${c.amount} ${c.currency}`).join(", ")
+  if (readings.length > 1) ask(about, `The request names more than one budget (${listed}): what is the most to spend?`)
+  else if (m.amount === "ambiguous") {
+    ask("budget.amount", `Is ${m.text} a whole amount or a decimal one? Please write it again.`)
   } else if (typeof m.currency !== "string") {
-    ask(
-      "budget.currency",
-      `Which currency is the budget of ${m.text} in${m.currency ? `: ${m.currency.join(" or ")}` : ""}?`
-    )
-  } else if (times === undefined) {
-    result.constraints.push({ type: "note", text: `at most ${m.text}` })
-  } else if (amount === "too-large" || amount === "too-precise" || amount === undefined) {
-    ask("budget.amount", `${m.text} cannot be a budget: what is the most to spend, with its currency?`)
-  } else if (!callers.some((c) => c.currency === m.currency && Number(c.amount) <= Number(amount))) {
-    if (callers.length === 0 || answer !== undefined) {
-      result.constraints.push({ type: "budget", max: { amount, currency: m.currency } })
-    } else {result.ask(
-        "budget",
-        `The request says at most ${amount} ${m.currency} but ${
-          callers.map((c) => `${c.amount} ${c.currency}`).join(", ")
-        } was given: what is the most to spend?`
-      )}
-  }
+    ask("budget.currency", `Which currency is ${m.text} in${m.currency ? `: ${m.currency.join(" or ")}` : ""}?`)
+  } else if (times === undefined) result.constraints.push({ type: "note", text: `at most ${m.text}` })
+  else if (amount === undefined || !/^\d/.test(amount)) {
+    ask("budget.amount", `${m.text} cannot be a budget: what is the most to spend?`)
+  } else if (callers.some((c) => c.currency === m.currency && Number(c.amount) <= Number(amount))) return
+  else if (callers.length > 0 && answer === undefined) {
+    result.ask("budget", `The request says at most ${amount} ${m.currency} but ${given} was given: what is the most?`)
+  } else result.constraints.push({ type: "budget", max: { amount, currency: m.currency } })
 }

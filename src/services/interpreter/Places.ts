@@ -13,14 +13,11 @@ export interface Place {
 }
 
 type City = (typeof cityMapping)[number]
-
 export type Found =
   | { readonly _tag: "Zone"; readonly zone: string; readonly country: string }
   | { readonly _tag: "Ambiguous"; readonly name: string; readonly options: ReadonlyArray<string> }
 
-// Names people use that the gazetteer spells otherwise.
 const aliases: Record<string, string> = lexicon.placeAliases
-
 let gazetteer: { cities: Map<string, Array<City>>; regions: Map<string, Array<City>> } | undefined
 
 const getGazetteer = () => {
@@ -50,7 +47,6 @@ const clockOf = (zone: string): string => {
 
 const zoneFound = (zone: string, country = ""): Found => ({ _tag: "Zone", zone, country })
 const label = (c: City) => [c.city, c.province || c.country].filter((s) => s !== "").join(", ")
-
 /**
  * The zone of a set of candidates: one clock, or one candidate that dwarfs every other (London, England
  * over London, Ontario), or, when one country's regions share the name (Portland, Springfield), none.
@@ -95,7 +91,6 @@ export const findPlace = (text: string, context = ""): Found | undefined => {
 }
 
 const abbreviations: Record<string, string> = lexicon.zoneAbbreviations
-
 /** Zones the words name outright: "Asia/Tokyo", "Tokyo time", "9am EST", "UTC+2". */
 export const namedZones = (text: string): Array<string> =>
   matches(
@@ -112,7 +107,6 @@ export const namedZones = (text: string): Array<string> =>
       return zone === undefined ? [] : [zone]
     })
 
-/** What an answer to the time-zone question names: a zone, a city, a region or a country. */
 export const readZoneAnswer = (answer: string): Found | undefined => {
   const named = [...namedZones(answer), ...(isTimeZoneName(answer.trim()) ? [answer.trim()] : [])]
   if (named.length > 0) return zoneFound(named[0]!)

@@ -17,7 +17,6 @@ const notUnits = new RegExp(
 const stops =
   /^(?:under|below|for|at|in|to|from|and|or|by|on|with|next|this|tomorrow|today|tonight|please|max|budget|between|within|before|after|around|near|each|per|that|which|who|up|no|than|in)$/
 
-/** Counts of things and of people: "for 4", "two train tickets", "3 bottles of red wine", "party of 6". */
 export const readCounts = (text: string): Array<Count> => {
   const counts: Array<Count> = []
   const taken: Array<number> = []
@@ -56,10 +55,7 @@ export const readCounts = (text: string): Array<Count> => {
   return counts
 }
 
-/**
- * The counts to keep, and the questions they raise: one count per unit (two different ones are asked
- * about), an answer's count replaces the request's, and a table needs the party's size.
- */
+/** One count per unit (two different ones are asked about), an answer's replacing the request's. */
 export const decideCounts = (
   own: ReadonlyArray<Count>,
   answered: ReadonlyArray<{ readonly q: string; readonly text: string; readonly counts: ReadonlyArray<Count> }>,
@@ -73,8 +69,8 @@ export const decideCounts = (
     for (const c of a.counts) byUnit.set(a.q === "q_quantity_people" ? "people" : c.unit, [c.count])
     // "3", to "how many tickets?": the count the question was about.
     const bare = a.q === "q_quantity" && a.counts.length === 0 ? countOf(a.text.replace(/[.!]+$/, "")) : undefined
-    for (const [unit, counts] of byUnit) {
-      if (bare !== undefined && unit !== "people" && counts.length > 1) byUnit.set(unit, [bare])
+    for (const [unit, n] of byUnit) {
+      if (bare !== undefined && unit !== "people" && n.length > 1) byUnit.set(unit, [bare])
     }
   }
   const callers = caller.filter((c): c is Extract<ConstraintInput, { type: "quantity" }> => c.type === "quantity")
@@ -89,14 +85,11 @@ export const decideCounts = (
     }
     kept.set(unit, distinct[0]!)
     if (given.some((c) => c.count === distinct[0])) continue
-    if (given.length > 0 && !answered.some((a) => a.counts.length > 0)) {
-      result.ask(
-        about,
-        `The request says ${distinct[0]} ${unit} but ${given.map((c) => c.count).join(", ")} was given: how many?`
-      )
-      continue
-    }
-    result.constraints.push({ type: "quantity", count: distinct[0]!, unit })
+    const said = `The request says ${distinct[0]} ${unit} but ${
+      given.map((c) => c.count).join(", ")
+    } was given: how many?`
+    if (given.length > 0 && !answered.some((a) => a.counts.length > 0)) result.ask(about, said)
+    else result.constraints.push({ type: "quantity", count: distinct[0]!, unit })
   }
   for (const c of callers) if (!kept.has(c.unit ?? "people")) kept.set(c.unit ?? "people", c.count)
   if (needsParty && !kept.has("people")) result.ask("quantity.people", "For how many people?")

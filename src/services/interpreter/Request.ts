@@ -14,7 +14,6 @@ import { decideCounts, readCounts } from "./Quantities.ts"
 import { decideTimes } from "./Times.ts"
 import { dedupe, mask, normalize } from "./Words.ts"
 
-/** What one text says, the request or one answer, read by the same readers. */
 const readText = (q: string, text: string, now: Temporal.PlainDateTime, kind: ObjectiveKind, context: string) => {
   const words = q === "q_budget" || q === "q_budget_amount" ?
     `budget ${text}` :

@@ -3,26 +3,25 @@ import type { ConstraintInput, ObjectiveKind } from "../../schema/Constraint.ts"
 import type { When } from "./Dates.ts"
 import type { Findings } from "./Missing.ts"
 
+/**
+ * With no `zone` days are read in UTC and clock times wait for one; `answered`: an answer named the time,
+ * which replaces the caller's window rather than being checked against it; `noDate`: any time will do.
+ */
 export interface TimeContext {
   readonly kind: ObjectiveKind
-  /** Undefined when the words give no zone: days are then read in UTC, and clock times wait for one. */
   readonly zone: string | undefined
   readonly zoneConflict: boolean
   readonly zones: ReadonlyArray<string>
   readonly returnTrip: boolean
   readonly caller: ReadonlyArray<ConstraintInput>
-  /** An answer named the time: it replaces the caller's window rather than being checked against it. */
   readonly answered: boolean
-  /** The person said any time will do. */
   readonly noDate: boolean
 }
 
+/** Whether a window or deadline was read on the zone's clock, a clock time waits for a zone, and the nights of a stay. */
 export interface Times {
-  /** A window or deadline was read on the zone's clock. */
   readonly used: boolean
-  /** A clock time waits for a time zone. */
   readonly needsZone: boolean
-  /** Nights a stay spans, for a budget per night. */
   readonly nights: number | undefined
 }
 
@@ -34,14 +33,12 @@ const stamp = (local: Temporal.PlainDateTime, zone: string | undefined): string 
 }
 
 const ms = (timestamp: string) => Date.parse(timestamp)
-
 const dayQuestion: Partial<Record<ObjectiveKind, string>> = {
   transport: "When should the journey be?",
   appointment: "When should the appointment be?",
   reservation: "For when?"
 }
 
-/** The windows and deadlines the times make, and the questions about dates, times and zones they raise. */
 export const decideTimes = (whens: ReadonlyArray<When>, ctx: TimeContext, result: Findings): Times => {
   const none: Times = { used: false, needsZone: false, nights: undefined }
   const ask = (text: string) => result.ask("date", text)
