@@ -22,12 +22,8 @@ export const readKind = (text: string): ObjectiveKind => {
   const t = text.replace(notKind, " ").replace(bookNoun, " book-noun gift ")
     .replace(/\b(?:from|to|at|near|in|outside) (?:the|my|our|your|his|her|their) [\w'-]+/gi, " ")
   for (const tier of index) {
-    let best: { at: number; kind: ObjectiveKind } | undefined
-    for (const [pattern, kind] of tier) {
-      const m = pattern.exec(t)
-      if (m !== null && (best === undefined || m.index < best.at)) best = { at: m.index, kind }
-    }
-    if (best !== undefined) return best.kind
+    const hits = tier.flatMap(([pattern, kind]) => (pattern.exec(t) === null ? [] : [{ at: t.search(pattern), kind }]))
+    if (hits.length > 0) return hits.reduce((a, b) => (b.at < a.at ? b : a)).kind
   }
   return "other"
 }

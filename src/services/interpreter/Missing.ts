@@ -18,10 +18,7 @@ export class Findings {
   constructor(answers: ReadonlyMap<string, string>) {
     this.answers = answers
   }
-
-  asks(about: QuestionAbout) {
-    return this.questions.has(about)
-  }
+  readonly asks = (about: QuestionAbout) => this.questions.has(about)
 
   /** A question asked again after an answer says why the answer did not settle it. */
   ask(about: QuestionAbout, text: string) {

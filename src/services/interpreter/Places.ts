@@ -18,24 +18,13 @@ export type Found =
   | { readonly _tag: "Ambiguous"; readonly name: string; readonly options: ReadonlyArray<string> }
 
 const aliases: Record<string, string> = lexicon.placeAliases
-let gazetteer: { cities: Map<string, Array<City>>; regions: Map<string, Array<City>> } | undefined
-
-const getGazetteer = () => {
-  if (gazetteer !== undefined) return gazetteer
-  const index = (keys: (c: City) => ReadonlyArray<string | undefined>) => {
-    const map = new Map<string, Array<City>>()
-    for (const c of cityMapping) {
-      for (const k of new Set(keys(c).map((key) => fold(key ?? "")))) {
-        if (k !== "") map.set(k, [...(map.get(k) ?? []), c])
-      }
-    }
-    return map
-  }
-  return (gazetteer = {
-    cities: index((c) => [c.city, c.city_ascii]),
-    regions: index((c) => [c.province, c.country, c.iso3])
-  })
+const index = (keys: (c: City) => ReadonlyArray<string | undefined>): Map<string, Array<City>> => {
+  const pairs = cityMapping.flatMap((c) => [...new Set(keys(c).map((k) => fold(k ?? "")))].map((k) => [k, c] as const))
+  return new Map([...Map.groupBy(pairs, ([k]) => k)].map(([k, found]) => [k, found.map(([, c]) => c)]))
 }
+let gazetteer: { cities: Map<string, Array<City>>; regions: Map<string, Array<City>> } | undefined
+const getGazetteer = () =>
+  gazetteer ??= { cities: index((c) => [c.city, c.city_ascii]), regions: index((c) => [c.province, c.country, c.iso3]) }
 
 const clocks = new Map<string, string>()
 /** Zones that keep the same clock all year are one answer ("America/Vancouver" and "America/Los_Angeles"). */

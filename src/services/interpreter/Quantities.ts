@@ -10,10 +10,8 @@ export interface Count {
 
 const peopleNouns =
   "people|persons|person|ppl|pax|guests|diners|adults|of us|colleagues|friends|coworkers|co-workers|passengers|travellers|travelers|kids|children|guys"
-const notUnits = new RegExp(
-  String
-    .raw`^(?:am|pm|a\.m\.|p\.m\.|hours?|hrs?|minutes?|mins?|days?|weeks?|months?|years?|o'clock|h|stars?|star|percent|km|miles?|kg|times|more|less|or|and|to|at|in|on|by|for|of|the|a|an|is|are|was|with|from|until|till|per|each|x|${"dollars?|euros?|pounds?|bucks|yen"})$`
-)
+const notUnits =
+  /^(?:am|pm|a\.m\.|p\.m\.|hours?|hrs?|minutes?|mins?|days?|weeks?|months?|years?|o'clock|h|stars?|percent|km|miles?|kg|times|more|less|or|and|to|at|in|on|by|for|of|the|a|an|is|are|was|with|from|until|till|per|each|x|dollars?|euros?|pounds?|bucks|yen)$/
 const stops =
   /^(?:under|below|for|at|in|to|from|and|or|by|on|with|next|this|tomorrow|today|tonight|please|max|budget|between|within|before|after|around|near|each|per|that|which|who|up|no|than|in)$/
 

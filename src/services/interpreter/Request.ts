@@ -15,12 +15,8 @@ import { decideTimes } from "./Times.ts"
 import { dedupe, mask, normalize } from "./Words.ts"
 
 const readText = (q: string, text: string, now: Temporal.PlainDateTime, kind: ObjectiveKind, context: string) => {
-  const words = q === "q_budget" || q === "q_budget_amount" ?
-    `budget ${text}` :
-    q === "q_quantity_people" && /^\w+$/.test(text)
-    ? `for ${text}`
-    : text
-  const dates = readDates(words, now, kind, context)
+  const lead = q === "q_budget" || q === "q_budget_amount" ? "budget " : q === "q_quantity_people" ? "for " : ""
+  const dates = readDates(`${lead}${text}`, now, kind, context)
   const rest = mask(dates.text, dates.whens.map((w) => w.span))
   const money = readMoney(rest)
   return { q, text, whens: dates.whens, money, counts: readCounts(mask(rest, money.map((m) => m.span))) }
@@ -34,10 +30,7 @@ const sameZone = (a: string, b: string) => {
 /** What the request says, with the answers given so far applied; pure and deterministic. */
 export const interpretRequest = (input: InterpretInput): Interpretation => {
   const latest = new Map(input.answers.map((a) => [a.questionId, normalize(a.answer)]))
-  const answers = input.answers.filter((a, i, all) => all.findLastIndex((b) => b.questionId === a.questionId) === i)
-    .map((a) => [a.questionId, latest.get(a.questionId)!] as const).filter(([q, text]) =>
-      text !== "" && q !== "q_objective"
-    )
+  const answers = [...latest].filter(([q, text]) => text !== "" && q !== "q_objective")
   const request = normalize([input.request, latest.get("q_objective") ?? ""].join(". ").replace(/\. $/, ""))
   const context = [request, ...answers.map(([, text]) => text)].join(". ")
   const result = new Findings(latest)
@@ -104,9 +97,7 @@ export const interpretRequest = (input: InterpretInput): Interpretation => {
     returnTrip: isReturnTrip(context),
     caller,
     answered: read.some((a) => a.whens.length > 0),
-    noDate: read.some((a) =>
-      a.q === "q_date" && /^(?:no|none|any ?time|whenever|flexible|doesn't matter)\b/i.test(a.text)
-    )
+    noDate: read.some((a) => a.q === "q_date" && /^(?:no|none|any ?time|whenever|flexible)\b/i.test(a.text))
   }, result)
   const perUnit = (unit: string) =>
     /^(?:person|head|guest|adult|seat)$/.test(unit) ? counts.get("people") : unit === "night" ?
@@ -118,9 +109,8 @@ export const interpretRequest = (input: InterpretInput): Interpretation => {
     result.constraints.push({ type: "timezone", zone })
   }
   result.needs(kind, request, places, caller)
-  if (times.needsZone && !result.asks("location")) {
-    result.ask("timezone", "Which time zone are the times in? Please name the city, or the zone.")
-  }
+  const zoneQuestion = "Which time zone are the times in? Please name the city, or the zone."
+  if (times.needsZone && !result.asks("location")) result.ask("timezone", zoneQuestion)
   return result.interpretation(objective)
 }
 

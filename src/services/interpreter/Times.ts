@@ -33,9 +33,9 @@ const stamp = (local: Temporal.PlainDateTime, zone: string | undefined): string 
 }
 
 const ms = (timestamp: string) => Date.parse(timestamp)
-const dayQuestion: Partial<Record<ObjectiveKind, string>> = {
+const dayQuestion = {
   transport: "When should the journey be?",
-  appointment: "When should the appointment be?",
+  appointment: "When should it be?",
   reservation: "For when?"
 }
 
@@ -50,7 +50,7 @@ export const decideTimes = (whens: ReadonlyArray<When>, ctx: TimeContext, result
   }
   const given = ctx.caller.filter((c) => c.type === "window" || c.type === "deadline")
   if (ctx.noDate || (whens.length === 0 && given.length > 0)) return none
-  const question = dayQuestion[ctx.kind]
+  const question = dayQuestion[ctx.kind as "transport"] as string | undefined
   if (whens.length === 0 && question !== undefined) ask(`${question} Please give the day, and a time if it matters.`)
   const good = whens.filter((w) => w.problem === undefined)
   if (good.length > 1 && !(ctx.kind === "transport" && ctx.returnTrip && good.length === 2)) {
