@@ -487,7 +487,8 @@ export const requests: ReadonlyArray<Case> = [
   {
     request: "A cab to Gatwick at 10:30am on Thursday",
     kind: "transport",
-    ask: ["q_timezone"]
+    ask: [],
+    facts: { zone: "Europe/London", window: "2026-03-12T10:30:00+00:00" }
   },
   {
     request: "Book the Eurostar from London to Paris on 5 April, returning 8 April, 2 adults",
@@ -505,6 +506,12 @@ export const requests: ReadonlyArray<Case> = [
     request: "Please reserve two seats on the 10:15 train from Zurich to Geneva tomorrow",
     kind: "transport",
     ask: ["q_time"]
+  },
+  {
+    request: "Cab to JFK at 4:30 am on Friday from Brooklyn",
+    kind: "transport",
+    ask: [],
+    facts: { zone: "America/New_York", window: "2026-03-13T04:30:00-04:00" }
   },
   // ---- groceries, gifts, shopping, tickets
   {

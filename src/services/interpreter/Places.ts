@@ -113,7 +113,7 @@ const placePattern = new RegExp(
 const vaguePattern =
   /\b(?:in|at|near|to|from|by|around)\s+((?:my|our|your|his|her|their)\s+(?:[a-z]+'s(?:\s+(?:place|house|flat))?|(?:usual|regular|favou?rite|normal|old)\s+[a-z]+|place|house|flat|apartment|office|spot|hotel|work)|the\s+(?:usual|regular|same)\s+[a-z]+|\p{Lu}[a-z]+'s\s+(?:place|house|flat))(?=[\s,.!?]|$)/gu
 const notPlace =
-  /^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|March|April|May|June|July|August|September|October|November|December|Christmas|Easter|Noon|Midnight|I|UTC|GMT|(?!(?:NYC|LA|SF|DC|UK|USA?)$)[A-Z]{2,4}|Mon|Tue|Wed|Thu|Fri|Sat|Sun|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)$/
+  /^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|March|April|May|June|July|August|September|October|November|December|Christmas|Easter|Noon|Midnight|I|UTC|GMT|[A-Z]{2,4}|Mon|Tue|Wed|Thu|Fri|Sat|Sun|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)$/
 
 /** The places a text names, after a word that introduces one; a text written all in lower case is read too. */
 export const readPlaces = (input: string): Array<Place> => {
@@ -134,8 +134,9 @@ export const readPlaces = (input: string): Array<Place> => {
   for (const m of matches(source, placePattern)) {
     const [, prep = "", name = ""] = m
     const inVague = vague.some((v) => m.index >= v.index && m.index < v.index + v[0].length)
+    const first = /\p{Lu}[\p{L}'.-]*/u.exec(name)?.[0] ?? ""
     if (
-      inVague || notPlace.test(/\p{Lu}[\p{L}'.-]*/u.exec(name)?.[0] ?? "") || (prep === "by" && !/^the /.test(name))
+      inVague || (notPlace.test(first) && aliases[fold(first)] === undefined) || (prep === "by" && !/^the /.test(name))
     ) continue
     const cleaned = name.replace(/[\s,.]+$/, "").replace(/\s+(?:on|of|&)$/, "")
     const role = ({ from: "from", to: "to", into: "to", towards: "to" } as const)[prep as "to"] ?? "at"
