@@ -239,6 +239,12 @@ export const requests: ReadonlyArray<Case> = [
     ask: [],
     facts: { window: "2026-03-13T20:00:00+00:00", zone: "Europe/Lisbon" }
   },
+  {
+    request: "Reserve a table for 2 in Lisbon at 7:30 or 8",
+    kind: "reservation",
+    ask: [],
+    facts: { window: ["2026-03-10T19:30:00+00:00", "2026-03-10T20:01:00+00:00"] }
+  },
   // ---- hotels and stays
   {
     request: "Hotel in Kyoto from 2 to 5 April, 2 rooms, under ¥40,000 per night",
@@ -513,6 +519,18 @@ export const requests: ReadonlyArray<Case> = [
     ask: [],
     facts: { zone: "America/New_York", window: "2026-03-13T04:30:00-04:00" }
   },
+  {
+    request: "Book a flight to Sydney leaving on the 2nd and coming back on the 16th",
+    kind: "transport",
+    ask: [],
+    facts: { window: "2026-04-16T00:00:00+10:00", zone: "Australia/Sydney" }
+  },
+  {
+    request: "Train from Edinburgh to London on 3rd April, arriving before 2pm",
+    kind: "transport",
+    ask: [],
+    facts: { deadline: "2026-04-03T14:00:00+01:00" }
+  },
   // ---- groceries, gifts, shopping, tickets
   {
     request: "Buy a dozen eggs, 2 litres of milk and a loaf of bread",
@@ -603,6 +621,7 @@ export const requests: ReadonlyArray<Case> = [
     facts: { budget: "60.00 GBP", deadline: "2026-03-13T00:00:00Z" }
   },
   { request: "Buy a bike for less than 500 zł", kind: "purchase", ask: [], facts: { budget: "500.00 PLN" } },
+  { request: "Please buy 2 kg of apples", kind: "purchase", ask: [], facts: { quantity: [2, "kg of apples"] } },
   // ---- appointments
   {
     request: "Dentist appointment next week, mornings only",
@@ -681,6 +700,7 @@ export const requests: ReadonlyArray<Case> = [
     ask: [],
     facts: { window: "2026-04-10T00:00:00Z" }
   },
+  { request: "A massage this afternoon at 3 in Bangkok", kind: "appointment", ask: ["q_date"] },
   // ---- services
   {
     request: "My sink is leaking, get a plumber today",
@@ -744,6 +764,13 @@ export const requests: ReadonlyArray<Case> = [
   },
   { request: "fix my boiler by end of month", kind: "service", ask: [], facts: { deadline: "2026-04-01T00:00:00Z" } },
   { request: "Gardener in Hamburg every Friday, 25 EUR per hour", kind: "service", ask: [], facts: { budget: null } },
+  {
+    request: "I need a plumber this morning",
+    given: [lisbon],
+    kind: "service",
+    ask: [],
+    facts: { window: ["2026-03-10T00:00:00+00:00", "2026-03-11T00:00:00+00:00"] }
+  },
   // ---- deliveries and couriers
   {
     request: "Send a parcel to Hamburg within 3 days",

@@ -1,4 +1,4 @@
-import type { Temporal } from "temporal-polyfill"
+import { Temporal } from "temporal-polyfill"
 
 const months = "January February March April May June July August September October November December".split(" ")
 const weekdays = "sunday monday tuesday wednesday thursday friday saturday".split(" ")
@@ -17,11 +17,14 @@ const re = (source: string) => new RegExp(`\\b${source}`, "gi")
  */
 export const rewrite = (text: string, today: Temporal.PlainDate): string => {
   const name = (d: Temporal.PlainDate) => `${d.day} ${months[d.month - 1]} ${d.year}`
-  const nthFrom = (day: number, weekday?: number): string | undefined => {
-    for (let k = 0, month = today.with({ day: 1 }); k < 13; k++, month = month.add({ months: 1 })) {
-      if (day > month.daysInMonth) continue
-      const d = month.with({ day })
-      if (Temporal_compare(d, today) >= 0 && (weekday === undefined || d.dayOfWeek % 7 === weekday)) return name(d)
+  // "the 2nd ... back on the 16th": each day of the month named is on or after the one before it.
+  let floor = today
+  const nthFrom = (day: number, weekday?: number, lead = ""): string | undefined => {
+    for (let k = 0, month = floor.with({ day: 1 }); k < 13; k++, month = month.add({ months: 1 })) {
+      const d = day > month.daysInMonth ? undefined : month.with({ day })
+      if (d && Temporal.PlainDate.compare(d, floor) >= 0 && (weekday === undefined || d.dayOfWeek % 7 === weekday)) {
+        return `${lead}${name(floor = d)}`
+      }
     }
     return undefined
   }
@@ -40,6 +43,7 @@ export const rewrite = (text: string, today: Temporal.PlainDate): string => {
     .replace(/\b(\d{1,2})(?::(\d{2}))?\s?o'?clock\b/gi, (_, h: string, m?: string) => `${h}:${m ?? "00"}`)
     .replace(/\b(\d{1,2}) ?ish\b/gi, "$1")
     .replace(/\b(\d{1,2}(?::\d{2})?) or (\d{1,2}(?::\d{2})?) ?([ap]\.?m\.?)/gi, "$1$3 or $2$3")
+    .replace(/\bat (\d{1,2}(?::\d{2})?) or (\d{1,2}(?::\d{2})?)\b(?! ?[ap]\.?m)/gi, "at $1 or at $2")
     .replace(/\bbetween (\d{1,2}(?::\d{2})?(?: ?[ap]m)?) and (\d{1,2}(?::\d{2})?)(?=:| ?[ap]m\b)/gi, "$1 - $2")
     .replace(re(`(?:from )?(\\d{1,2})${th} (?:to|until|till|-) (\\d{1,2})${th} (${month})`), "$1 - $2 $3")
     .replace(re(`from (\\d{1,2}${th} (?:of )?${month})`), "$1")
@@ -56,7 +60,7 @@ export const rewrite = (text: string, today: Temporal.PlainDate): string => {
     )
     .replace(
       re(`(?:on )?the ${ordinal}(?! (?:of )?${month})\\b`),
-      (all, d) => (nthFrom(+d) ? `on ${nthFrom(+d)}` : all)
+      (all, d) => nthFrom(+d, undefined, "on ") ?? all
     )
     .replace(/\b(\d{1,2})\/(\d{1,2})(?:\/(\d{2}|\d{4}))?\b/g, (all, a: string, b: string, y?: string) => {
       const [x, z] = [Number(a), Number(b)]
@@ -67,9 +71,6 @@ export const rewrite = (text: string, today: Temporal.PlainDate): string => {
       return x >= 1 && x <= 12 && z >= 1 && z <= 12 ? `«${all.replaceAll("/", "⁄")}»` : all
     })
 }
-
-const Temporal_compare = (a: Temporal.PlainDate, b: Temporal.PlainDate) =>
-  a.year - b.year || a.month - b.month || a.day - b.day
 
 export const dayParts = (text: string): { am: boolean; pm: boolean; lunch: boolean } => ({
   am: /\b(?:morning|breakfast|brunch|a\.m\.|am)\b/i.test(text),

@@ -75,6 +75,10 @@ export const readDates = (input: string, now: Local, kind: ObjectiveKind, contex
       ? componentsOf(s)
       : componentsOf(s).with({ year: now.year, month: now.month, day: now.day })
     let problem: When["problem"]
+    // "this afternoon at 3", said at 5pm, has passed: it is not tomorrow's.
+    if (/\b(?:today|tonight|this (?:morning|afternoon|evening))\b/.test(lower)) {
+      start = start.with({ year: now.year, month: now.month, day: now.day })
+    }
     // "in 1 month" from 31 January is 28 February: the calendar's arithmetic, not chrono's overflow.
     const ahead = /^(?:in|within) (\w+) (minute|hour|day|week|month|year)s?$/.exec(lower)
     const by = ahead === null ? undefined : countOf(ahead[1]!)
@@ -138,7 +142,7 @@ export const readDates = (input: string, now: Local, kind: ObjectiveKind, contex
 /** "this weekend, Saturday at 7pm" is the narrower; "7pm or 8pm" a window from the first to the last. */
 const combine = (whens: Array<When>, text: string, now: Local): Array<When> => {
   const days = whens.filter((w) => w.part === "day" && !w.deadline)
-  const times = whens.filter((w) => w.part === "time" && !w.deadline)
+  const times = whens.filter((w) => w.part === "time")
   if (days.length === 1 && times.length === 1) {
     const merged = join(days[0]!, times[0]!, now)
     whens = whens.filter((w) => w !== days[0] && w !== times[0]).concat([merged]).sort((a, b) => a.span[0] - b.span[0])

@@ -49,9 +49,7 @@ export const layerLive: Layer.Layer<Interpreter> = Layer.succeed(Interpreter)({
 
 /** The language model (effect/ai), falling back to the rule-based reader on any error, timeout or refused answer. */
 export const layerModel = (config: ModelConfig): Layer.Layer<Interpreter> =>
-  Layer.effect(Interpreter)(
-    Effect.promise(() => import("./ModelReader.ts")).pipe(Effect.flatMap((m) => m.make(config)))
-  )
+  Layer.effect(Interpreter)(Effect.flatMap(Effect.promise(() => import("./ModelReader.ts")), (m) => m.make(config)))
 
 /** `INTERPRETER`: `offline` (the default, rule-based) or `llm` (`INTERPRETER_LLM_*`, see the README). */
 export const InterpreterKind = Config.schema(Schema.Literals(["offline", "llm"]), "INTERPRETER").pipe(

@@ -64,14 +64,14 @@ export const findPlace = (text: string, context = ""): Found | undefined => {
     const words = part.split(" ")
     for (let length = words.length; length >= 1; length--) {
       for (let start = 0; start + length <= words.length; start++) {
-        const name = fold(words.slice(start, start + length).join(" "))
-        const found = cities.get(aliases[name] ?? name)
+        const said = words.slice(start, start + length).join(" ")
+        const found = cities.get(aliases[fold(said)] ?? fold(said))
         if (found === undefined || (length < words.length && found.every((c) => c.pop < 100_000))) continue
         const qualified = found.filter((c) =>
           [c.province, c.country].some((r) => qualifiers.has(fold(r ?? ""))) ||
           [c.iso3, c.iso2, c.state_ansi].some((r) => codes.has(fold(r ?? "")))
         )
-        return decide(words.slice(start, start + length).join(" "), qualified.length > 0 ? qualified : found, 20, 5)
+        return decide(said, qualified.length > 0 ? qualified : found, 20, 5)
       }
     }
   }

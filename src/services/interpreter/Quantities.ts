@@ -11,7 +11,7 @@ export interface Count {
 const peopleNouns =
   "people|persons|person|ppl|pax|guests|diners|adults|of us|colleagues|friends|coworkers|co-workers|passengers|travellers|travelers|kids|children|guys"
 const notUnits =
-  /^(?:am|pm|a\.m\.|p\.m\.|hours?|hrs?|minutes?|mins?|days?|weeks?|months?|years?|o'clock|h|stars?|percent|km|miles?|kg|times|more|less|or|and|to|at|in|on|by|for|of|the|a|an|is|are|was|with|from|until|till|per|each|x|dollars?|euros?|pounds?|bucks|yen)$/
+  /^(?:am|pm|a\.m\.|p\.m\.|hours?|hrs?|minutes?|mins?|days?|weeks?|months?|years?|o'clock|h|stars?|percent|km|miles?|times|more|less|or|and|to|at|in|on|by|for|of|the|a|an|is|are|was|with|from|until|till|per|each|x|dollars?|euros?|pounds?|bucks|yen)$/
 const stops =
   /^(?:under|below|for|at|in|to|from|and|or|by|on|with|next|this|tomorrow|today|tonight|please|max|budget|between|within|before|after|around|near|each|per|that|which|who|up|no|than|in)$/
 
@@ -45,7 +45,7 @@ export const readCounts = (text: string): Array<Count> => {
     const words = m[2]!.split(" ")
     const cut = words.findIndex((w) => stops.test(w) || (notUnits.test(w) && w !== "of"))
     const head = words.slice(0, cut < 0 ? words.length : cut)
-    const noun = head.findIndex((w, i) => i < 3 && w !== "of" && (count === 1 || /s$|^eggs$/.test(w)))
+    const noun = head.findIndex((w, i) => i < 3 && w !== "of" && (count === 1 || /s$|^(?:kg|g|lb|oz|ml|l)$/.test(w)))
     if (noun < 0 || head.slice(0, noun).includes("of")) continue
     const tail = head[noun + 1] === "of" ? head.slice(noun + 1, noun + 5) : []
     counts.push({ count, unit: [...head.slice(0, noun + 1), ...tail].join(" ") })

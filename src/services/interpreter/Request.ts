@@ -109,8 +109,7 @@ export const interpretRequest = (input: InterpretInput): Interpretation => {
     result.constraints.push({ type: "timezone", zone })
   }
   result.needs(kind, request, places, caller)
-  const zoneQuestion = "Which time zone are the times in? Please name the city, or the zone."
-  if (times.needsZone && !result.asks("location")) result.ask("timezone", zoneQuestion)
+  if (times.needsZone && !result.asks("location")) result.ask("timezone", "Which time zone? Name the city or the zone.")
   return result.interpretation(objective)
 }
 
