@@ -32,7 +32,7 @@ const RunnerLive = Layer.unwrap(
   Effect.promise(() => import("./services/jobs/JobRunner.ts")).pipe(
     Effect.map((JobRunner) =>
       JobRunner.inBackground(
-        JobRunner.layer.pipe(Layer.provide(JobRunner.engine), Layer.provide(Interpreter.layerLive))
+        JobRunner.layer().pipe(Layer.provide(JobRunner.engine), Layer.provide(Interpreter.layer))
       )
     )
   )

@@ -110,7 +110,11 @@ const waitFor = async (what: string, within: number, done: () => boolean | Promi
   }
 }
 
-/** Until no Job is interpreting and the account's events have not grown for a second; answers them. */
+/**
+ * Until no Job is interpreting, each one's interpretation is published (a page shows only what no open
+ * transaction anywhere on the server can precede, which other suites' transactions may hold back), and
+ * the account's events have not grown for a second; answers them.
+ */
 const settle = async (client: ReturnType<typeof api>, ids: ReadonlyArray<string>) => {
   const deadline = Date.now() + 20_000
   let last: Array<JobEvent> = []
@@ -119,7 +123,14 @@ const settle = async (client: ReturnType<typeof api>, ids: ReadonlyArray<string>
     const [page, jobs] = await Promise.all([client.events(), Promise.all(ids.map(client.get))])
     if (page.length !== last.length) stableSince = Date.now()
     last = page
-    if (jobs.every((job) => job.status !== "interpreting") && Date.now() - stableSince >= 1000) return page
+    const interpreted = ids.every((id) =>
+      page.some((event) =>
+        event.jobId === id && (event.type === "job.interpreted" || event.type === "job.input_requested")
+      )
+    )
+    if (jobs.every((job) => job.status !== "interpreting") && interpreted && Date.now() - stableSince >= 1000) {
+      return page
+    }
     if (Date.now() > deadline) throw new Error(`the account's events did not settle: ${JSON.stringify(jobs)}`)
     await sleep(200)
   }

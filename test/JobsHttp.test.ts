@@ -557,7 +557,7 @@ const flakyKeys = Layer.effect(ApiKeys.ApiKeys)(Effect.gen(function*() {
   }
 })).pipe(Layer.provide(ApiKeysTest.layerTest))
 
-const flakyServices = Layer.merge(JobRunner.layer, EventFeed.layer).pipe(
+const flakyServices = Layer.merge(JobRunner.layer(), EventFeed.layer).pipe(
   Layer.provideMerge(Layer.mergeAll(flakyJobs, IdempotencyTest.layerTest, flakyKeys, partsTest)),
   Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layerTest)),
   Layer.provide(Interpreter.layerTest()),

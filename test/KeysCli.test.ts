@@ -38,7 +38,7 @@ const cli = (env: Record<string, string>, args: ReadonlyArray<string>) =>
 // borrows the same store, as it does while the service runs.
 // The same layer value twice: built once, so both see one store.
 const store = TestDatabase.layerWithEnv
-const services = Layer.merge(JobRunner.layer, EventFeed.layer).pipe(
+const services = Layer.merge(JobRunner.layer(), EventFeed.layer).pipe(
   Layer.provideMerge(Layer.mergeAll(JobsLive.layerLive, IdempotencyLive.layerLive, ApiKeysLive.layerLive, partsLive)),
   Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layer)),
   Layer.provide(Interpreter.layerLive),

@@ -230,8 +230,11 @@ describe("WorkRules", () => {
           record = change.record
           view = JobFold.fold(view, eventsOf(change))
           assert.deepStrictEqual(view, JobLifecycle.toView(record), `after ${JSON.stringify(c)}`)
-          // A proposal is open only while it waits for a decision: an ended Job has none open.
-          if (record.proposal?.status === "open") assert.strictEqual(record.status, "awaiting_approval")
+          // A proposal is open only while it waits for a decision, or while a cancellation first undoes an
+          // older execution (`job.cancelled` then supersedes it): an ended Job has none open.
+          if (record.proposal?.status === "open") {
+            assert.isTrue(record.status === "awaiting_approval" || record.cancelling, record.status)
+          }
           for (const event of change.events) {
             const data = event.data as Record<string, unknown>
             if (event.type === "execution.started") {
@@ -259,7 +262,21 @@ describe("WorkRules", () => {
         })
         assert.deepStrictEqual(JobFold.fold(undefined, log), JobLifecycle.toView(record))
       }),
-      { numRuns: 1000 }
+      {
+        numRuns: 1000,
+        examples: [[[
+          // A cancellation while an older revision's execution was undone and the new revision's
+          // proposal stood open: the record kept the proposal open on the cancelled Job.
+          { n: 2, free: true, approve: false, stale: true, wrongHash: true, call: "ok", ok: false },
+          { n: 2, free: true, approve: false, stale: true, wrongHash: true, call: "ok", ok: false },
+          { n: 2, free: true, approve: false, stale: true, wrongHash: true, call: "ok", ok: false },
+          { n: 0, free: true, approve: false, stale: true, wrongHash: true, call: "ok", ok: false },
+          { n: 399354686, free: true, approve: false, stale: true, wrongHash: true, call: "ok", ok: false },
+          { n: 3013955, free: false, approve: false, stale: true, wrongHash: true, call: "ok", ok: false },
+          { n: 98730576, free: true, approve: false, stale: true, wrongHash: true, call: "ok", ok: false },
+          { n: 18326535, free: true, approve: false, stale: true, wrongHash: true, call: "ok", ok: true }
+        ]]]
+      }
     ))
 
   it("an undo that fails after a new revision presented its proposal fails the Job and supersedes that proposal", () => {

@@ -231,6 +231,8 @@ export const QuestionAbout = Schema.Literals([
   "timezone",
   "quantity",
   "quantity.people",
+  "location",
+  "event",
   "offers"
 ])
 export type QuestionAbout = typeof QuestionAbout.Type

@@ -77,7 +77,7 @@ const make = <E>(
       const scope = yield* Scope.make()
       // A memo map of its own: nothing of the last runner is reused.
       const memoMap = yield* Layer.makeMemoMap
-      yield* Layer.buildWithMemoMap(JobRunner.layer.pipe(Layer.provideMerge(engine)), memoMap, scope).pipe(
+      yield* Layer.buildWithMemoMap(JobRunner.layer().pipe(Layer.provideMerge(engine)), memoMap, scope).pipe(
         Effect.provideContext(context),
         Effect.orDie
       )

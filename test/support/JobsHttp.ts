@@ -65,7 +65,7 @@ export const partsLive = Layer.mergeAll(
   )
 
 /** The runner, sweeping every second so that a test finds a lost start soon. */
-const runner = JobRunner.layer.pipe(
+const runner = JobRunner.layer().pipe(
   Layer.provide(Layer.succeed(WorkTiming.WorkTiming)({ ...WorkTiming.production, sweepInterval: Duration.seconds(1) }))
 )
 

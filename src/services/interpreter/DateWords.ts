@@ -1,112 +1,82 @@
-import { daysFromCivil, daysInMonth } from "../../schema/Constraint.ts"
-import type { Clock, Problem } from "./Calendar.ts"
-import { civilFromDays } from "./Calendar.ts"
+import { Temporal } from "temporal-polyfill"
 
-// ---------------------------------------------------------------------------------------------------
-// Dates and times as read, before a zone turns them into instants.
+const months = "January February March April May June July August September October November December".split(" ")
+const weekdays = "sunday monday tuesday wednesday thursday friday saturday".split(" ")
+const weekday = "(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?"
+const month = "(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
+export const weekdayOf = (word: string): number =>
+  weekdays.findIndex((w) => w.startsWith(word.toLowerCase().slice(0, 3)))
 
-/** Local days [start, end). */
-export interface DaySpan {
-  readonly start: number
-  readonly end: number
-}
-
-export type DaySpec = (clock: Clock) => DaySpan | Problem
-
-/** Minutes since local midnight; `ambiguous` when written without am/pm on a 12-hour clock. */
-export interface TimeSpec {
-  readonly start: number
-  readonly end?: number
-  readonly ambiguous: boolean
-  readonly text: string
-}
-
-export type Hint = "am" | "pm" | "lunch"
-
-export interface Moment {
-  readonly day?: DaySpec
-  readonly time?: TimeSpec
-  readonly hint?: Hint
-  readonly text: string
-}
-
-export type Cue = "on" | "by" | "before"
-
-export interface WhenReading {
-  readonly cue: Cue
-  readonly from: Moment
-  readonly to?: Moment
-  /** An exact instant ("in 20 minutes", "within 2 hours"), zone-independent. */
-  readonly exactMs?: (clock: Clock) => number
-}
-
-export const months: Record<string, number> = {}
-const monthNames: ReadonlyArray<ReadonlyArray<string>> = [
-  ["january", "jan", "janeiro", "enero", "janvier", "januar", "gennaio"],
-  ["february", "feb", "fevereiro", "febrero", "février", "fevrier", "februar", "febbraio"],
-  ["march", "mar", "março", "marco", "marzo", "mars", "märz", "marz"],
-  ["april", "apr", "abril", "avril", "aprile"],
-  ["may", "maio", "mayo", "mai", "maggio"],
-  ["june", "jun", "junho", "junio", "juin", "juni", "giugno"],
-  ["july", "jul", "julho", "julio", "juillet", "juli", "luglio"],
-  ["august", "aug", "agosto", "août", "aout"],
-  ["september", "sep", "sept", "setembro", "septiembre", "setiembre", "septembre", "settembre"],
-  ["october", "oct", "outubro", "octubre", "octobre", "oktober", "ottobre"],
-  ["november", "nov", "novembro", "noviembre", "novembre"],
-  ["december", "dec", "dezembro", "diciembre", "décembre", "decembre", "dezember", "dicembre"]
-]
-monthNames.forEach((names, index) => names.forEach((name) => months[name] = index + 1))
-
-export const weekdays: Record<string, number> = {
-  sunday: 0,
-  monday: 1,
-  tuesday: 2,
-  wednesday: 3,
-  thursday: 4,
-  friday: 5,
-  saturday: 6
-}
-export const weekdayAbbreviations: Record<string, number> = {
-  sun: 0,
-  mon: 1,
-  tue: 2,
-  tues: 2,
-  wed: 3,
-  thu: 4,
-  thur: 4,
-  thurs: 4,
-  fri: 5,
-  sat: 6
-}
-
-export const dayWords = new Set(["today", "tonight", "tomorrow", "tmrw", "tmr", "tomorow", "tommorow", "tommorrow"])
-export const timeUnits: Record<string, "minute" | "hour" | "day" | "week" | "month"> = {
-  minute: "minute",
-  minutes: "minute",
-  mins: "minute",
-  min: "minute",
-  hour: "hour",
-  hours: "hour",
-  hrs: "hour",
-  hr: "hour",
-  day: "day",
-  days: "day",
-  week: "week",
-  weeks: "week",
-  fortnight: "week",
-  month: "month",
-  months: "month"
-}
-
-export const single = (start: number): DaySpan => ({ start, end: start + 1 })
-
-/** The next date on or after today with this month and day (a year is skipped when it lacks the day). */
-export const nextMonthDay = (today: number, month: number, day: number): number | undefined => {
-  const { y } = civilFromDays(today)
-  for (let year = y; year <= y + 8; year++) {
-    if (day > daysInMonth(year, month)) continue
-    const candidate = daysFromCivil(year, month, day)
-    if (candidate >= today) return candidate
+const ordinal = "(\\d{1,2})(?:st|nd|rd|th)"
+const th = "(?:st|nd|rd|th)?"
+const re = (source: string) => new RegExp(`\\b${source}`, "gi")
+/**
+ * Rewrites what chrono does not read into what it does, against the local day `today`: "half past 7",
+ * "19h30", "the 15th", "Friday the 13th", "between 15 and 17 April", "in a fortnight". A date written
+ * "12/03" can be March or December: it becomes a marker the reader asks about, unless one part is above 12.
+ */
+export const rewrite = (text: string, today: Temporal.PlainDate): string => {
+  const name = (d: Temporal.PlainDate) => `${d.day} ${months[d.month - 1]} ${d.year}`
+  // "the 2nd ... back on the 16th": each day of the month named is on or after the one before it.
+  let floor = today
+  const nthFrom = (day: number, weekday?: number, lead = ""): string | undefined => {
+    for (let k = 0, month = floor.with({ day: 1 }); k < 13; k++, month = month.add({ months: 1 })) {
+      const d = day > month.daysInMonth ? undefined : month.with({ day })
+      if (d && Temporal.PlainDate.compare(d, floor) >= 0 && (weekday === undefined || d.dayOfWeek % 7 === weekday)) {
+        return `${lead}${name(floor = d)}`
+      }
+    }
+    return undefined
   }
-  return undefined
+  return text
+    .replace(/\b(?:asap|as soon as possible|right now|right away|immediately|straight away)\b/gi, "now")
+    .replace(/\b(?:tmrw|tmr|tomorow|tommorow|2moro)\b/gi, "tomorrow")
+    .replace(/\b(?:a|one) fortnight\b|\bfortnight\b/gi, "2 weeks")
+    .replace(/\bmidday\b/gi, "noon")
+    .replace(/\b(?:by |before )?(?:the )?end of (?:the |this )?week\b/gi, "by Sunday")
+    .replace(/\b(?:the )?end of (?:the |this )?year\b/gi, `31 December ${today.year}`)
+    .replace(/\bhalf past (\d{1,2})\b|\b(?<=at )half (\d{1,2})\b/gi, (_, a?: string, b?: string) => `${a ?? b}:30`)
+    .replace(/\bquarter past (\d{1,2})\b/gi, "$1:15")
+    .replace(/\bquarter to (\d{1,2})\b/gi, (_, h: string) => `${(Number(h) + 11) % 12 || 12}:45`)
+    .replace(/\b(at|@|from|until|till|to) (\d{1,2})h(\d{2})?\b/gi, (_, at, h, m?: string) => `${at} ${h}:${m ?? "00"}`)
+    .replace(/\bat ([01]\d|2[0-3])([0-5]\d)\b/g, "at $1:$2")
+    .replace(/\b(\d{1,2})(?::(\d{2}))?\s?o'?clock\b/gi, (_, h: string, m?: string) => `${h}:${m ?? "00"}`)
+    .replace(/\b(\d{1,2}) ?ish\b/gi, "$1")
+    .replace(/\b(\d{1,2}(?::\d{2})?) or (\d{1,2}(?::\d{2})?) ?([ap]\.?m\.?)/gi, "$1$3 or $2$3")
+    .replace(/\bat (\d{1,2}(?::\d{2})?) or (\d{1,2}(?::\d{2})?)\b(?! ?[ap]\.?m)/gi, "at $1 or at $2")
+    .replace(/\bbetween (\d{1,2}(?::\d{2})?(?: ?[ap]m)?) and (\d{1,2}(?::\d{2})?)(?=:| ?[ap]m\b)/gi, "$1 - $2")
+    .replace(re(`(?:from )?(\\d{1,2})${th} (?:to|until|till|-) (\\d{1,2})${th} (${month})`), "$1 - $2 $3")
+    .replace(re(`from (\\d{1,2}${th} (?:of )?${month})`), "$1")
+    .replace(re(`(${month}),\\s*(?=\\d)`), "$1; ")
+    .replace(/\b29(?:th)? (?:of )?feb(?:ruary)?\b(?!,? \d{4})/gi, () => {
+      let year = today.month > 2 ? today.year + 1 : today.year
+      while (!(year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0))) year++
+      return `29 February ${year}`
+    })
+    .replace(re(`between (?:the )?(\\d{1,2})${th} and (?:the )?(\\d{1,2}${th})(?= (?:of )?${month})`), "$1 - $2")
+    .replace(
+      re(`(${weekday}),? (?:the )?${ordinal}(?! (?:of )?${month})\\b`),
+      (all, w, d) => nthFrom(+d, weekdayOf(w)) ?? all
+    )
+    .replace(
+      re(`(?:on )?the ${ordinal}(?! (?:of )?${month})\\b`),
+      (all, d) => nthFrom(+d, undefined, "on ") ?? all
+    )
+    .replace(/\b(\d{1,2})\/(\d{1,2})(?:\/(\d{2}|\d{4}))?\b/g, (all, a: string, b: string, y?: string) => {
+      const [x, z] = [Number(a), Number(b)]
+      const year = y === undefined ? "" : ` ${y.length === 2 ? `20${y}` : y}`
+      if (x > 12 && z >= 1 && z <= 12) return `${x} ${months[z - 1]}${year}`
+      if (z > 12 && x >= 1 && x <= 12) return `${z} ${months[x - 1]}${year}`
+      if (x === z && x >= 1 && x <= 12) return `${x} ${months[x - 1]}${year}`
+      return x >= 1 && x <= 12 && z >= 1 && z <= 12 ? `«${all.replaceAll("/", "⁄")}»` : all
+    })
 }
+
+export const dayParts = (text: string): { am: boolean; pm: boolean; lunch: boolean } => ({
+  am: /\b(?:morning|breakfast|brunch|a\.m\.|am)\b/i.test(text),
+  pm: /\b(?:evening|tonight|night|dinner|supper|afternoon|p\.m\.|pm)\b/i.test(text),
+  lunch: /\blunch\b/i.test(text)
+})
+
+export const isNextWeekday = (text: string) => new RegExp(`\\bnext ${weekday}\\b`, "i").test(text)
+export const isThisWeekday = (text: string) => new RegExp(`\\b(?:this|today|coming) ${weekday}\\b`, "i").test(text)

@@ -1,6 +1,7 @@
 import type { DateTime } from "effect"
-import { Context, Effect, Layer } from "effect"
+import { Config, Context, Effect, Layer, Schema } from "effect"
 import type { ConstraintInput, Objective, Question } from "../../schema/Constraint.ts"
+import type { ModelConfig } from "./ModelReader.ts"
 import { interpretRequest } from "./Request.ts"
 
 export { interpretRequest }
@@ -11,28 +12,24 @@ export interface Answer {
   readonly answer: string
 }
 
+/** The User's words verbatim, the caller's constraints, every answer so far (oldest first), and the Job's
+ * creation time, against which relative dates resolve. */
 export interface InterpretInput {
-  /** The User's words, verbatim (1 to 10,000 characters). */
   readonly request: string
-  /** The caller's constraints. */
   readonly constraints: ReadonlyArray<ConstraintInput>
-  /** Every answer given so far, oldest first. */
   readonly answers: ReadonlyArray<Answer>
-  /** The Job's creation time: relative dates resolve against it. */
   readonly createdAt: DateTime.Utc
 }
 
 export interface Understood {
   readonly _tag: "Understood"
   readonly objective: Objective
-  /** The interpreted constraints only, never the caller's. */
   readonly constraints: ReadonlyArray<ConstraintInput>
 }
 
-export interface NeedsInput {
+export interface NeedsInput extends Omit<Understood, "_tag" | "objective"> {
   readonly _tag: "NeedsInput"
   readonly objective: Objective | null
-  readonly constraints: ReadonlyArray<ConstraintInput>
   readonly questions: ReadonlyArray<Question>
 }
 
@@ -46,13 +43,24 @@ export class Interpreter extends Context.Service<Interpreter, {
   readonly interpret: (input: InterpretInput) => Effect.Effect<Interpretation>
 }>()("Interpreter") {}
 
-// ---------------------------------------------------------------------------------------------------
-// Layers.
-
-/** Rule-based, deterministic and offline: no network, no model. */
 export const layerLive: Layer.Layer<Interpreter> = Layer.succeed(Interpreter)({
   interpret: (input) => Effect.sync(() => interpretRequest(input))
 })
+
+/** The language model (effect/ai), falling back to the rule-based reader on any error, timeout or refused answer. */
+export const layerModel = (config: ModelConfig): Layer.Layer<Interpreter> =>
+  Layer.effect(Interpreter)(Effect.flatMap(Effect.promise(() => import("./ModelReader.ts")), (m) => m.make(config)))
+
+/** `INTERPRETER`: `offline` (the default, rule-based) or `llm` (`INTERPRETER_LLM_*`, see the README). */
+export const InterpreterKind = Config.schema(Schema.Literals(["offline", "llm"]), "INTERPRETER").pipe(
+  Config.withDefault("offline" as const)
+)
+
+export const layer: Layer.Layer<Interpreter, Config.ConfigError> = Layer.unwrap(Effect.gen(function*() {
+  if ((yield* InterpreterKind) === "offline") return layerLive
+  const { ModelConfig } = yield* Effect.promise(() => import("./ModelReader.ts"))
+  return layerModel(yield* ModelConfig)
+}))
 
 /**
  * For other services' tests: a scripted interpretation for the requests a test names (by their exact
@@ -64,8 +72,7 @@ export const layerTest = (
   Layer.succeed(Interpreter)({
     interpret: (input) =>
       Effect.sync(() => {
-        const scripted = Object.hasOwn(script, input.request) ? script[input.request] : undefined
-        if (scripted === undefined) return interpretRequest(input)
+        const scripted = Object.hasOwn(script, input.request) ? script[input.request]! : interpretRequest
         return typeof scripted === "function" ? scripted(input) : scripted
       })
   })

@@ -1,109 +1,95 @@
-import type { ConstraintInput, ObjectiveKind, QuestionAbout } from "../../schema/Constraint.ts"
-import { dedupe } from "./Budget.ts"
-import type { Findings } from "./Findings.ts"
-import { id, partyWords } from "./Findings.ts"
-import { collapse } from "./Kinds.ts"
-import { wordNumber } from "./Numbers.ts"
-import { Reader } from "./Reader.ts"
-import type { Reading } from "./Reading.ts"
-import { partyUnits, peopleWords } from "./Reading.ts"
-import type { Token } from "./Tokens.ts"
+import type { ConstraintInput } from "../../schema/Constraint.ts"
+import type { Findings } from "./Missing.ts"
+import { countOf, countPattern, matches } from "./Words.ts"
 
-export const readQuantities = (
-  reading: Reading,
-  kind: ObjectiveKind,
-  tokens: ReadonlyArray<Token>,
-  caller: ReadonlyArray<ConstraintInput>,
-  answers: ReadonlyMap<string, string>,
-  result: Findings
-): void => {
-  const callerQuantities = caller.filter((c): c is Extract<ConstraintInput, { type: "quantity" }> =>
-    c.type === "quantity"
-  )
-  const byUnit = new Map<string, Array<number | "too-large">>()
-  for (const q of reading.quantities) {
-    const key = q.unit ?? ""
-    byUnit.set(key, [...(byUnit.get(key) ?? []), q.count])
-  }
-
-  const peopleAnswer = answers.get(id("quantity.people"))
-  if (peopleAnswer !== undefined) {
-    const count = readCountAnswer(peopleAnswer)
-    if (count !== undefined) byUnit.set("people", [count])
-  }
-  const quantityAnswer = answers.get(id("quantity"))
-  const answeredUnits = new Set<string>(
-    peopleAnswer !== undefined && byUnit.get("people")?.length === 1 ? ["people"] : []
-  )
-  if (quantityAnswer !== undefined) {
-    const parsed = new Reader(quantityAnswer.toWellFormed().normalize("NFKC")).read().quantities
-    const bare = readCountAnswer(quantityAnswer)
-    const conflicting = [...byUnit.entries()].filter(([unit, counts]) => unit !== "people" && dedupe(counts).length > 1)
-    if (parsed.length === 1 && parsed[0]!.unit !== undefined) {
-      byUnit.set(parsed[0]!.unit, [parsed[0]!.count])
-      answeredUnits.add(parsed[0]!.unit)
-    } else if (bare !== undefined && conflicting.length > 0) {
-      byUnit.set(conflicting[0]![0], [bare])
-      answeredUnits.add(conflicting[0]![0])
-    }
-  }
-
-  for (const [unit, counts] of [...byUnit.entries()].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0)) {
-    const distinct = dedupe(counts)
-    const about: QuestionAbout = unit === "people" ? "quantity.people" : "quantity"
-    const callerSame = callerQuantities.filter((c) =>
-      (c.unit ?? "") === unit || (unit === "people" && c.unit !== undefined && peopleWords.has(c.unit.toLowerCase()))
-    )
-    const answer = answers.get(id(about))
-    if (distinct.length > 1 || distinct[0] === "too-large") {
-      if (callerSame.length > 0 && distinct.every((c) => callerSame.some((q) => q.count === c))) continue
-      result.ask(
-        about,
-        unit === "people" ?
-          `For how many people? The request says ${distinct.join(" and ")}.` :
-          `How many ${unit === "" ? "" : `${unit} `}exactly? The request says ${distinct.join(" and ")}.`.replace(
-            "too-large",
-            "a number too large"
-          ),
-        answeredUnits.has(unit) ? undefined : answer
-      )
-      continue
-    }
-    const count = distinct[0] as number
-    if (callerSame.some((c) => c.count === count)) continue
-    if (callerSame.length > 0 && !answeredUnits.has(unit)) {
-      result.ask(
-        about,
-        `The request says ${count}${unit === "" ? "" : ` ${unit}`} but ${callerSame.map((c) => c.count).join(", ")} ${
-          unit === "" ? "" : unit
-        } was given: how many?`.replace(" was given", " was given").replace("  ", " "),
-        undefined
-      )
-      continue
-    }
-    result.constraints.push(unit === "" ? { type: "quantity", count } : { type: "quantity", count, unit })
-  }
-
-  // A table for how many? A restaurant cannot hold one without the number of people.
-  const wantsTable = kind === "reservation" && tokens.some((t) => partyWords.has(t.lower))
-  const hasPeople = [...byUnit.keys()].some((u) => u === "people" || partyUnits.has(u)) ||
-    callerQuantities.some((c) =>
-      c.unit === undefined || peopleWords.has(c.unit.toLowerCase()) || partyUnits.has(c.unit.toLowerCase())
-    )
-  if (wantsTable && !hasPeople) {
-    result.ask("quantity.people", "For how many people?", peopleAnswer)
-  }
+export interface Count {
+  readonly count: number
+  /** "people" for the party; the thing counted otherwise ("train tickets", "bottles of red wine"). */
+  readonly unit: string
 }
 
-const readCountAnswer = (answer: string): number | "too-large" | undefined => {
-  const reader = new Reader(collapse(answer.toWellFormed().normalize("NFKC")))
-  const first = reader.tokens.findIndex((t) =>
-    t.kind === "num" || wordNumber(t.lower) !== undefined || t.lower === "a" || t.lower === "half"
+const peopleNouns =
+  "people|persons|person|ppl|pax|guests|diners|adults|of us|colleagues|friends|coworkers|co-workers|passengers|travellers|travelers|kids|children|guys"
+const notUnits =
+  /^(?:am|pm|a\.m\.|p\.m\.|hours?|hrs?|minutes?|mins?|days?|weeks?|months?|years?|o'clock|h|stars?|percent|km|miles?|times|more|less|or|and|to|at|in|on|by|for|of|the|a|an|is|are|was|with|from|until|till|per|each|x|dollars?|euros?|pounds?|bucks|yen)$/
+const stops =
+  /^(?:under|below|for|at|in|to|from|and|or|by|on|with|next|this|tomorrow|today|tonight|please|max|budget|between|within|before|after|around|near|each|per|that|which|who|up|no|than|in)$/
+
+export const readCounts = (text: string): Array<Count> => {
+  const counts: Array<Count> = []
+  const taken: Array<number> = []
+  const lead = "(?:table|party|group|family|booking|reservation|dinner|lunch|brunch|breakfast|room|seats?) (?:for|of) "
+  const people = new RegExp(
+    `\\b(${lead}|(?:for|we are|we're|there are|there will be|there'll be) )?(${countPattern})(?: (${peopleNouns}))?\\b(?: and (${countPattern}) (?:kids|children|child))?`,
+    "gi"
   )
-  if (first < 0) return undefined
-  const count = reader.readCount(first)
-  if (count === undefined) return undefined
-  const rest = reader.tokens.slice(count.end).filter((t) => t.kind !== "sym")
-  if (rest.length > 2) return undefined
-  return count.count
+  for (const m of matches(text, people)) {
+    const [, introduced, number = "", noun, kids] = m
+    const next = text.slice(m.index + m[0].length, m.index + m[0].length + 30).trimStart()
+    const bare = introduced === undefined || (/^[a-z]/.test(next) && !stops.test(next.split(/\W/)[0] ?? "")) ||
+      /^(?:\d|am\b|pm\b|:|\.\d)/i.test(next)
+    if (noun === undefined && bare) continue
+    const count = (countOf(number) ?? 0) + (kids === undefined ? 0 : countOf(kids) ?? 0)
+    if (count > 0) counts.push({ count, unit: "people" })
+    taken.push(m.index + m[0].indexOf(number), ...(kids === undefined ? [] : [m.index + m[0].lastIndexOf(kids)]))
+  }
+  if (
+    /\b(?:me and my (?:wife|husband|partner|girlfriend|boyfriend|friend|mum|mom|dad)|my (?:wife|husband|partner) and (?:me|i)|the two of us|for two of us)\b/i
+      .test(text)
+  ) {
+    counts.push({ count: 2, unit: "people" })
+  }
+  for (const m of matches(text, new RegExp(String.raw`\b(${countPattern}) ([a-z][a-z' -]*)`, "gi"))) {
+    const count = countOf(m[1]!)
+    if (taken.includes(m.index) || count === undefined || count < 1 || (count === 1 && !/^\d/.test(m[1]!))) continue
+    const words = m[2]!.split(" ")
+    const cut = words.findIndex((w) => stops.test(w) || (notUnits.test(w) && w !== "of"))
+    const head = words.slice(0, cut < 0 ? words.length : cut)
+    const noun = head.findIndex((w, i) => i < 3 && w !== "of" && (count === 1 || /s$|^(?:kg|g|lb|oz|ml|l)$/.test(w)))
+    if (noun < 0 || head.slice(0, noun).includes("of")) continue
+    const tail = head[noun + 1] === "of" ? head.slice(noun + 1, noun + 5) : []
+    counts.push({ count, unit: [...head.slice(0, noun + 1), ...tail].join(" ") })
+  }
+  return counts
+}
+
+/** One count per unit (two different ones are asked about), an answer's replacing the request's. */
+export const decideCounts = (
+  own: ReadonlyArray<Count>,
+  answered: ReadonlyArray<{ readonly q: string; readonly text: string; readonly counts: ReadonlyArray<Count> }>,
+  needsParty: boolean,
+  caller: ReadonlyArray<ConstraintInput>,
+  result: Findings
+): Map<string, number> => {
+  const byUnit = new Map<string, Array<number>>()
+  for (const c of own) byUnit.set(c.unit, [...(byUnit.get(c.unit) ?? []), c.count])
+  for (const a of answered) {
+    for (const c of a.counts) byUnit.set(a.q === "q_quantity_people" ? "people" : c.unit, [c.count])
+    // "3", to "how many tickets?": the count the question was about.
+    const bare = a.q === "q_quantity" && a.counts.length === 0 ? countOf(a.text.replace(/[.!]+$/, "")) : undefined
+    for (const [unit, n] of byUnit) {
+      if (bare !== undefined && unit !== "people" && n.length > 1) byUnit.set(unit, [bare])
+    }
+  }
+  const callers = caller.filter((c): c is Extract<ConstraintInput, { type: "quantity" }> => c.type === "quantity")
+  const kept = new Map<string, number>()
+  for (const [unit, counts] of byUnit) {
+    const distinct = [...new Set(counts)]
+    const about = unit === "people" ? "quantity.people" : "quantity"
+    const given = callers.filter((c) => (c.unit ?? "people") === unit || (unit === "people" && c.unit === undefined))
+    if (distinct.length > 1) {
+      if (given.length === 0) result.ask(about, `How many ${unit}? The request says ${distinct.join(" and ")}.`)
+      continue
+    }
+    kept.set(unit, distinct[0]!)
+    if (given.some((c) => c.count === distinct[0])) continue
+    const said = `The request says ${distinct[0]} ${unit} but ${
+      given.map((c) => c.count).join(", ")
+    } was given: how many?`
+    if (given.length > 0 && !answered.some((a) => a.counts.length > 0)) result.ask(about, said)
+    else result.constraints.push({ type: "quantity", count: distinct[0]!, unit })
+  }
+  for (const c of callers) if (!kept.has(c.unit ?? "people")) kept.set(c.unit ?? "people", c.count)
+  if (needsParty && !kept.has("people")) result.ask("quantity.people", "For how many people?")
+  return kept
 }

@@ -1,119 +1,126 @@
-import type { ConstraintInput, Objective, Question } from "../../schema/Constraint.ts"
-import { dedupe, dedupeConstraints, readBudget, readZoneAnswer, sameZone } from "./Budget.ts"
-import { readDates } from "./Dates.ts"
-import { Findings, id, latestAnswers, questionOrder } from "./Findings.ts"
+import { DateTime } from "effect"
+import { Temporal } from "temporal-polyfill"
+import type { ConstraintInput, ObjectiveKind } from "../../schema/Constraint.ts"
+import { summaryMaxLength } from "../../schema/Constraint.ts"
+import type { When } from "./Dates.ts"
+import { isReturnTrip, join, readDates } from "./Dates.ts"
 import type { Interpretation, InterpretInput } from "./Interpreter.ts"
-import { readKind, summarise } from "./Kinds.ts"
-import { zoneCurrency } from "./PlaceWords.ts"
-import { readQuantities } from "./Quantities.ts"
-import { Reader } from "./Reader.ts"
+import { readKind } from "./Kinds.ts"
+import { Findings } from "./Missing.ts"
+import { readBudget, readMoney } from "./Money.ts"
+import type { Place } from "./Places.ts"
+import { findPlace, namedZones, readPlaces, readZoneAnswer } from "./Places.ts"
+import { decideCounts, readCounts } from "./Quantities.ts"
+import { decideTimes } from "./Times.ts"
+import { dedupe, mask, normalize } from "./Words.ts"
 
-// ---------------------------------------------------------------------------------------------------
-// From readings to constraints and questions.
+const readText = (q: string, text: string, now: Temporal.PlainDateTime, kind: ObjectiveKind, context: string) => {
+  const lead = q === "q_budget" || q === "q_budget_amount" ? "budget " : q === "q_quantity_people" ? "for " : ""
+  const dates = readDates(`${lead}${text}`, now, kind, context)
+  const rest = mask(dates.text, dates.whens.map((w) => w.span))
+  const money = readMoney(rest)
+  return { q, text, whens: dates.whens, money, counts: readCounts(mask(rest, money.map((m) => m.span))) }
+}
+
+const sameZone = (a: string, b: string) => {
+  const canonical = (zone: string) => new Intl.DateTimeFormat("en", { timeZone: zone }).resolvedOptions().timeZone
+  return canonical(a) === canonical(b)
+}
 
 /** What the request says, with the answers given so far applied; pure and deterministic. */
 export const interpretRequest = (input: InterpretInput): Interpretation => {
-  const answers = latestAnswers(input.answers)
-  const objectiveAnswer = answers.get(id("objective"))
-  const requestText = objectiveAnswer === undefined ? input.request : `${input.request}\n${objectiveAnswer}`
-  const text = requestText.toWellFormed().normalize("NFKC").replaceAll("’", "'")
-  const reader = new Reader(text)
-  const reading = reader.read()
-  const result = new Findings()
-
+  const latest = new Map(input.answers.map((a) => [a.questionId, normalize(a.answer)]))
+  const answers = [...latest].filter(([q, text]) => text !== "" && q !== "q_objective")
+  const request = normalize([input.request, latest.get("q_objective") ?? ""].join(". ").replace(/\. $/, ""))
+  const context = [request, ...answers.map(([, text]) => text)].join(". ")
+  const result = new Findings(latest)
   const caller = input.constraints
-  const callerOf = <T extends ConstraintInput["type"]>(type: T) =>
+  const of = <T extends ConstraintInput["type"]>(type: T) =>
     caller.filter((c): c is Extract<ConstraintInput, { type: T }> => c.type === type)
 
-  // ---- objective
-  const hasWords = reader.tokens.some((t) => t.kind === "word" && Array.from(t.text).length >= 2)
-  const kind = readKind(reader.tokens)
-  // A greeting or a stray word is no request: "hello", "test".
-  const understandable = hasWords &&
-    (kind !== "other" || reading.words > 2 ||
-      reading.money.length + reading.whens.length + reading.places.length + reading.quantities.length > 0)
-  const objective: Objective | null = understandable ? { kind, summary: summarise(text) } : null
-  if (objective === null) {
-    result.ask("objective", "What would you like done?", objectiveAnswer)
+  const kind = readKind(request)
+  const cut = Array.from(request).slice(0, summaryMaxLength - 1).join("")
+  const summary = cut.length === request.length ? request : `${cut.replace(/\s+\S{0,99}$/, "")}…`
+  const objective = /\p{L}{2,}/u.test(request) && (kind !== "other" || request.split(" ").length > 2) ?
+    { kind, summary } :
+    null
+  if (objective === null) result.ask("objective", "What would you like done?")
+
+  // Places: the request's and the answers'; an answer to "where?" is a place even without "in".
+  const answered = answers.flatMap(([q, text]): Array<Place> => {
+    const read = readPlaces(text)
+    return read.length === 0 && q === "q_location"
+      ? [{ text: text.replace(/[.!]+$/, ""), role: "at", vague: false }]
+      : read
+  })
+  const own = readPlaces(request).filter((p) => !(p.vague && latest.has("q_location")))
+  const places = dedupe([...own, ...answered], (p) => p.text)
+  const callerPlaces = of("location").map((c): Place => ({ text: c.place, role: "at", vague: false }))
+  const known = [...callerPlaces, ...places.filter((p) => !p.vague)]
+  const found = known.map((p) => ({ ...p, found: findPlace(p.text, context) }))
+  const ambiguous = found.find((p) => p.found?._tag === "Ambiguous" && !callerPlaces.some((c) => c.text === p.text))
+    ?.found
+  if (ambiguous?._tag === "Ambiguous") {
+    result.ask("location", `Which ${ambiguous.name} do you mean: ${ambiguous.options.join(" or ")}?`)
   }
+  if (callerPlaces.length === 0) { for (const p of known) result.constraints.push({ type: "location", place: p.text }) }
 
-  // ---- places
-  const callerPlaces = callerOf("location")
-  const places = callerPlaces.length > 0 ? [] : dedupe(reading.places.map((p) => p.place))
-  for (const place of places) result.constraints.push({ type: "location", place })
+  // The zone: an answer's, else the caller's, else one the words name, else a journey's origin, a
+  // delivery's destination, or the first place named.
+  const first = kind === "transport" ? "from" : kind === "delivery" ? "to" : "at"
+  const zones = [...found].sort((a, b) => Number(b.role === first) - Number(a.role === first))
+    .flatMap((p) => (p.found?._tag === "Zone" ? [p.found] : []))
+  const answeredZone = latest.has("q_timezone") ? readZoneAnswer(latest.get("q_timezone")!) : undefined
+  const callerZone = of("timezone")[0]?.zone
+  const named = dedupe(namedZones(context))
+  const conflict = answeredZone === undefined &&
+    (named.length > 1 || (callerZone !== undefined && named.some((z) => !sameZone(z, callerZone))))
+  const zone = conflict ? undefined : answeredZone?._tag === "Zone" ?
+    answeredZone.zone :
+    callerZone ?? named[0] ?? zones[0]?.zone
+  const zoneCountry = zone === undefined ? undefined : findPlace(zone.split("/").pop()!.replaceAll("_", " "))
+  const countries = [...zones.map((z) => z.country), zoneCountry?._tag === "Zone" ? zoneCountry.country : ""]
 
-  // ---- time zone: an answer, else the caller's, else one the words name, else one the places share.
-  const callerZone = callerOf("timezone")[0]?.zone
-  const zoneAnswer = answers.get(id("timezone"))
-  const answeredZone = zoneAnswer === undefined ? undefined : readZoneAnswer(zoneAnswer)
-  const explicitZones = dedupe(reading.zones)
-  const placeZones = dedupe(
-    [...reading.places, ...callerPlaces.flatMap((p) => new Reader(p.place).read().places)].flatMap((p) =>
-      p.zone === undefined ? [] : [p.zone]
-    ).concat(
-      callerPlaces.flatMap((p) => {
-        const r = new Reader(p.place)
-        const city = r.cityAt(0)
-        return city === undefined ? [] : [city.zone]
-      })
-    )
-  )
-  let zone: string | undefined
-  let zoneFromText = false
-  let zoneConflict = false
-  if (answeredZone !== undefined) {
-    zone = answeredZone
-    zoneFromText = zone !== callerZone
-  } else if (callerZone !== undefined) {
-    zone = callerZone
-    zoneConflict = explicitZones.some((z) => !sameZone(z, callerZone))
-  } else if (explicitZones.length === 1) {
-    zone = explicitZones[0]
-    zoneFromText = true
-  } else if (explicitZones.length > 1) {
-    zoneConflict = true
-  } else if (placeZones.length === 1) {
-    zone = placeZones[0]
-    zoneFromText = true
+  // Each text read on the place's clock; an answer's facts replace the request's.
+  const now = Temporal.Instant.fromEpochMilliseconds(DateTime.toEpochMillis(input.createdAt))
+    .toZonedDateTimeISO(zone ?? "UTC").toPlainDateTime()
+  const mine = readText("", request, now, kind, context)
+  const read = answers.map(([q, text]) => readText(q, text, now, kind, context))
+  const table = kind === "reservation" &&
+    /\b(?:table|restaurant|dinner|lunch|brunch|breakfast|resturant)\b/i.test(request)
+  const counts = decideCounts(mine.counts, read, table, caller, result)
+  const times = decideTimes(read.reduce<ReadonlyArray<When>>((whens, a) => merge(now)(whens, a.whens), mine.whens), {
+    kind,
+    zone,
+    zoneConflict: conflict,
+    zones: [...(callerZone === undefined ? [] : [callerZone]), ...named],
+    returnTrip: isReturnTrip(context),
+    caller,
+    answered: read.some((a) => a.whens.length > 0),
+    noDate: read.some((a) => a.q === "q_date" && /^(?:no|none|any ?time|whenever|flexible)\b/i.test(a.text))
+  }, result)
+  const perUnit = (unit: string) =>
+    /^(?:person|head|guest|adult|seat)$/.test(unit) ? counts.get("people") : unit === "night" ?
+      counts.get("nights") ?? times.nights :
+      [...counts].find(([u]) => u.includes(unit))?.[1] ??
+        (unit === "item" && counts.size === 1 ? [...counts.values()][0] : undefined)
+  readBudget(mine.money, read, countries.filter((c) => c !== ""), of("budget").map((c) => c.max), perUnit, result)
+  if (times.used && zone !== undefined && zone !== "UTC" && (callerZone === undefined || !sameZone(zone, callerZone))) {
+    result.constraints.push({ type: "timezone", zone })
   }
+  result.needs(kind, request, places, caller)
+  if (times.needsZone && !result.asks("location")) result.ask("timezone", "Which time zone? Name the city or the zone.")
+  return result.interpretation(objective)
+}
 
-  // ---- currency context: places, zones.
-  const context = new Set<string>()
-  for (const p of reading.places) if (p.currency !== undefined) context.add(p.currency)
-  for (const p of callerPlaces) {
-    for (const q of new Reader(p.place).read().places) if (q.currency !== undefined) context.add(q.currency)
-    const r = new Reader(p.place)
-    const city = r.cityAt(0)
-    if (city !== undefined) {
-      const c = zoneCurrency(city.zone)
-      if (c !== undefined) context.add(c)
-    }
-    const country = r.countryAt(0)
-    if (country !== undefined) context.add(country.currency)
+/** An answer's times replace the request's, except that a day alone keeps the time said, and a time alone the day. */
+const merge = (now: Temporal.PlainDateTime) => (current: ReadonlyArray<When>, answer: ReadonlyArray<When>) => {
+  const [only, given] = [current[0], answer[0]]
+  if (current.length !== 1 || answer.length !== 1 || only === undefined || given === undefined) {
+    return answer.length === 0 ? current : answer
   }
-  for (const z of [zone, callerZone, ...placeZones]) {
-    const c = z === undefined ? undefined : zoneCurrency(z)
-    if (c !== undefined) context.add(c)
-  }
-
-  // ---- budget
-  readBudget(reading, caller, answers, context, result)
-
-  // ---- quantities
-  readQuantities(reading, kind, reader.tokens, caller, answers, result)
-
-  // ---- dates and times
-  readDates(reading, kind, input, answers, { zone, zoneFromText, zoneConflict, callerZone, explicitZones }, result)
-
-  // ---- answer
-  const order = (c: ConstraintInput) =>
-    ["budget", "deadline", "window", "location", "quantity", "timezone", "note"].indexOf(c.type)
-  const constraints = dedupeConstraints(result.constraints).sort((a, b) => order(a) - order(b))
-  if (result.questions.size === 0 && objective !== null) return { _tag: "Understood", objective, constraints }
-  const questions: Array<Question> = questionOrder.filter((about) => result.questions.has(about)).map((about) => ({
-    id: id(about),
-    text: result.questions.get(about)!,
-    about
-  }))
-  return { _tag: "NeedsInput", objective, constraints, questions }
+  const { problem, ...said } = only
+  if (given.part === "day" && only.part !== "day" && !given.deadline) return [join(given, said, now)]
+  const dayKnown = (only.part === "day" && problem === undefined) || problem === "meridiem"
+  return given.part === "time" && dayKnown && given.problem !== "meridiem" ? [join(said, given, now)] : answer
 }

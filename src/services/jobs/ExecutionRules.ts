@@ -2,6 +2,7 @@ import type { JobStatus } from "../../schema/Job.ts"
 import type { Outcome, ProposalDocument } from "../../schema/Proposal.ts"
 import type { Inspection } from "../providers/Provider.ts"
 import type { Change, ExecutionState, JobRecord, NewEvent, RunRef } from "./JobRecord.ts"
+import { closedProposal } from "./JobRecord.ts"
 
 import { at, atMost, isCurrent, noChange, step, units } from "./WorkRules.ts"
 
@@ -80,7 +81,7 @@ export const executed = (record: JobRecord, number: number, result: CallResult, 
 const settledWithoutEffect = (record: JobRecord, events: ReadonlyArray<NewEvent>, now: string): Change =>
   record.cancelling
     ? {
-      record: at(record, now, { status: "cancelled", cancelling: false }),
+      record: at(record, now, { status: "cancelled", cancelling: false, proposal: closedProposal(record) }),
       events: [...events, { type: "job.cancelled", data: { previousStatus: "recovering" } }]
     }
     : { record, events }
@@ -174,11 +175,13 @@ export const undone = (record: JobRecord, number: number, undo: Undo, now: strin
     const reason = `Could not undo ${what}: ${undo.error}`
     // A newer revision may have presented a proposal meanwhile: `job.failed` supersedes it, as
     // `job.cancelled` does, so that no proposal of an ended Job stays open.
-    const proposal = record.proposal?.status === "open"
-      ? { ...record.proposal, status: "superseded" as const }
-      : record.proposal
     return {
-      record: at(record, now, { status: "failed", execution: null, cancelling: false, proposal }),
+      record: at(record, now, {
+        status: "failed",
+        execution: null,
+        cancelling: false,
+        proposal: closedProposal(record)
+      }),
       events: [
         step("fail", "failed", { ...ids(execution), error: undo.error }),
         { type: "job.failed", data: { reason, status: "failed" } }

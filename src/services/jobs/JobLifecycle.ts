@@ -17,7 +17,7 @@ import type { Interpretation, InterpretInput } from "../interpreter/Interpreter.
 import { RejectedInput, StaleRevision, WrongState } from "./JobErrors.ts"
 
 import type { Change, JobRecord, NewEvent, ProposalState, RunRef } from "./JobRecord.ts"
-import { noWork } from "./JobRecord.ts"
+import { closedProposal, noWork } from "./JobRecord.ts"
 
 /**
  * The rules of a Job's life (docs/API.md, "Operations") as pure functions from a
@@ -265,11 +265,8 @@ export const cancel = (record: JobRecord, now: string): Result.Result<Change, Wr
   if (isTerminal(record.status)) return Result.fail(terminalState(record))
   if (record.cancelling) return Result.succeed({ record, events: [] })
   if (record.execution === null) {
-    const proposal = record.proposal?.status === "open"
-      ? { ...record.proposal, status: "superseded" as const }
-      : record.proposal
     return Result.succeed({
-      record: { ...record, proposal, status: "cancelled", updatedAt: now },
+      record: { ...record, proposal: closedProposal(record), status: "cancelled", updatedAt: now },
       // `job.cancelled` says all it changes: an open proposal is superseded with it.
       events: [{ type: "job.cancelled", data: { previousStatus: record.status } }]
     })

@@ -92,6 +92,10 @@ export interface Change {
   readonly consumes?: ProposalHash | undefined
 }
 
+/** The Job's proposal once the Job is cancelled or failed: `job.cancelled` or `job.failed` supersedes an open one. */
+export const closedProposal = (record: JobRecord): JobRecord["proposal"] =>
+  record.proposal?.status === "open" ? { ...record.proposal, status: "superseded" } : record.proposal
+
 /** What a new Job has of the work after its interpretation: nothing yet. */
 export const noWork = {
   proposal: null,

@@ -19,51 +19,108 @@ import * as Work from "./Work.ts"
 import * as WorkTiming from "./WorkTiming.ts"
 
 /**
- * The work of one run of a revision of a Job (`JobLifecycle.RunRef`), run by effect/workflow's engine:
- * with effect/cluster's SQL storage on PostgreSQL (`engineLive`), each step is recorded in the same
- * database, so that after a crash the engine delivers the run again and it goes on from its last
- * recorded step, in whichever process then holds the Job's shard.
+ * The work of one run of a revision of a Job (`JobRecord.RunRef`), run by effect/workflow's engine on
+ * effect/cluster's SQL storage: each step is recorded in the store's own database, so that after a
+ * crash the engine delivers the run again and it goes on from its last recorded step, in whichever
+ * process then holds the Job's shard.
  *
  * A run is a sequence of steps (`Work.advance`), each an activity: interpret, plan, claim, call the
  * provider, verify, undo. It ends when the Job waits for an answer or has ended; while a proposal waits
  * for a decision it sleeps on a durable timer until the proposal expires. What moves a Job on (an
- * answer, a decision, an expiry) begins a new revision or a new run. A run is never interrupted: a newer revision or a cancellation is seen by the run's next step,
- * which stops before any further side effect and undoes what stands.
+ * answer, a decision, an expiry) begins a new revision or a new run. A run is never interrupted: a
+ * newer revision or a cancellation is seen by the run's next step, which stops before any further side
+ * effect and undoes what stands.
+ *
+ * Versions. A run that began before a deploy goes on after it, replayed by the new code: the engine
+ * gives each recorded step (by its name) its recorded result, and runs the rest. What a step does
+ * (`Work.advance` and the rules under it) may change freely: a step reads the Job from the store and
+ * records its change there, so the next step of a running Job simply runs the new code. What a run's
+ * replay depends on may not: the names and order of its activities and durable timers, and the schema
+ * of a step's result. Changing those makes a new version of the run's shape (`RunShape`): each run
+ * carries the version it began with in its payload, which the engine stores with it, so that a replay
+ * after a deploy takes the shape it began with; new runs begin on `current`, and each earlier shape
+ * stays in `retired` until no run of it is left. The workflow's name, and so each run's id, stays the
+ * same: starting a run that exists (the sweep does, every 10 s) changes nothing, whatever its version.
  */
 export const JobRun = Workflow.make("JobRun", {
-  payload: { accountId: AccountId, jobId: JobId, revision: Schema.Int, run: Schema.Int },
+  payload: {
+    accountId: AccountId,
+    jobId: JobId,
+    revision: Schema.Int,
+    run: Schema.Int,
+    // Absent on runs begun before versions were: those are version 1.
+    version: Schema.optionalKey(Schema.Int)
+  },
   idempotencyKey: ({ jobId, revision, run }) => `${jobId}/${revision}/${run}`
 })
+
+/** One shape of a run: its activities and durable timers, by name and order. */
+export interface RunShape {
+  readonly version: number
+  readonly body: (
+    ref: RunRef
+  ) => Effect.Effect<void, never, Work.Work | WorkflowEngine.WorkflowEngine | WorkflowEngine.WorkflowInstance>
+}
+
+/** The shapes this code runs: new runs begin on `current`; `retired` ones finish the runs begun on them. */
+export interface RunShapes {
+  readonly current: RunShape
+  readonly retired: ReadonlyArray<RunShape>
+}
 
 /** The most steps one run takes: far more than any run needs; a guard against a loop. */
 const maxSteps = 500
 
-/** Registers `JobRun`'s body with the engine. */
-const workflow = JobRun.toLayer(Effect.fnUntraced(function*(ref) {
-  const work = yield* Work.Work
-  // A store that cannot answer is waited out: the step is retried until it can.
-  const storeRetry = WorkTiming.waitOut(yield* WorkTiming.WorkTiming)
-  for (let step = 1; step <= maxSteps; step++) {
-    // At least once, like every activity: a step run again after a crash changes nothing twice.
-    const next = yield* Activity.make({
-      name: `step-${step}`,
+/**
+ * One step of a run, as an activity named `name`: at least once, so run again after a crash it changes
+ * nothing twice. A store that cannot answer is waited out (`WorkTiming.waitOut`): the step is retried
+ * until it can.
+ */
+export const step = (name: string, ref: RunRef) =>
+  Effect.flatMap(Effect.all([Work.Work, WorkTiming.WorkTiming]), ([work, timing]) =>
+    Activity.make({
+      name,
       success: Work.Next,
       execute: work.advance(ref).pipe(
         Effect.tapError((error) => Effect.logWarning("job work waits for the store", error.message)),
-        Effect.retry(storeRetry),
+        Effect.retry(WorkTiming.waitOut(timing)),
         Effect.orDie
       )
+    }))
+
+/**
+ * Version 1: activities `step-1`, `step-2`, ..., and a durable timer `expiry-<step>` after a step that
+ * waits for a proposal's expiry.
+ */
+export const shapeV1: RunShape = {
+  version: 1,
+  body: (ref) =>
+    Effect.gen(function*() {
+      for (let n = 1; n <= maxSteps; n++) {
+        const next = yield* step(`step-${n}`, ref)
+        if (next === "stop") return
+        if (next !== "continue") {
+          // The run sleeps until its proposal expires, then looks again (a decision taken meanwhile began
+          // a new run, and this one then stops).
+          const millis = Date.parse(next.waitUntil) - (yield* Clock.currentTimeMillis)
+          yield* DurableClock.sleep({ name: `expiry-${n}`, duration: Duration.millis(Math.max(1, millis + 10)) })
+        }
+      }
+      yield* Effect.logError("a job run took too many steps", { jobId: ref.jobId, revision: ref.revision })
     })
-    if (next === "stop") return
-    if (next !== "continue") {
-      // A durable timer: the run sleeps until its proposal expires, then looks again (a decision taken
-      // meanwhile began a new run, and this one then stops).
-      const millis = Date.parse(next.waitUntil) - (yield* Clock.currentTimeMillis)
-      yield* DurableClock.sleep({ name: `expiry-${step}`, duration: Duration.millis(Math.max(1, millis + 10)) })
-    }
-  }
-  yield* Effect.logError("a job run took too many steps", { jobId: ref.jobId, revision: ref.revision })
-}))
+}
+
+export const shapes: RunShapes = { current: shapeV1, retired: [] }
+
+/** Registers the run's body: each run in the shape it began with. */
+const workflow = ({ current, retired }: RunShapes) =>
+  JobRun.toLayer((payload) => {
+    const version = payload.version ?? 1
+    const shape = [current, ...retired].find((candidate) => candidate.version === version)
+    return shape !== undefined
+      ? shape.body(payload)
+      : Effect.die(new Error(`a run began on version ${version} of its shape, which this code no longer runs`))
+  })
 
 /**
  * Starts runs as changes commit (`JobWork`), and sweeps the store (at start, then every
@@ -71,34 +128,39 @@ const workflow = JobRun.toLayer(Effect.fnUntraced(function*(ref) {
  * then) and for proposals past their expiry. Starting is idempotent: the run's id is its Job, revision
  * and run.
  */
-const starts = Layer.effectDiscard(Effect.gen(function*() {
-  const { sweepInterval } = yield* WorkTiming.WorkTiming
-  const jobs = yield* Jobs
-  const proposals = yield* Proposals
-  const work = yield* JobWork
+const starts = (current: RunShape) =>
+  Layer.effectDiscard(Effect.gen(function*() {
+    const { sweepInterval } = yield* WorkTiming.WorkTiming
+    const jobs = yield* Jobs
+    const proposals = yield* Proposals
+    const work = yield* JobWork
 
-  const start = (ref: RunRef) =>
-    JobRun.execute({ accountId: ref.accountId, jobId: ref.jobId, revision: ref.revision, run: ref.run }, {
-      discard: true
-    }).pipe(
-      Effect.catchCause((cause) =>
-        Cause.hasInterruptsOnly(cause)
-          ? Effect.interrupt
-          : Effect.logWarning("job work not started; the sweep retries it", { jobId: ref.jobId }, cause)
+    const start = (ref: RunRef) =>
+      JobRun.execute({
+        accountId: ref.accountId,
+        jobId: ref.jobId,
+        revision: ref.revision,
+        run: ref.run,
+        version: current.version
+      }, { discard: true }).pipe(
+        Effect.catchCause((cause) =>
+          Cause.hasInterruptsOnly(cause)
+            ? Effect.interrupt
+            : Effect.logWarning("job work not started; the sweep retries it", { jobId: ref.jobId }, cause)
+        )
       )
+
+    yield* work.take.pipe(Effect.flatMap(start), Effect.forever, Effect.forkScoped)
+
+    const sweep = Effect.andThen(
+      proposals.expireDue,
+      jobs.pendingRuns.pipe(Effect.flatMap((refs) => Effect.forEach(refs, start, { discard: true })))
+    ).pipe(Effect.catchCause((cause) => Effect.logWarning("job sweep failed", cause)))
+    yield* sweep.pipe(
+      Effect.repeat(Schedule.spaced(sweepInterval)),
+      Effect.forkScoped
     )
-
-  yield* work.take.pipe(Effect.flatMap(start), Effect.forever, Effect.forkScoped)
-
-  const sweep = Effect.andThen(
-    proposals.expireDue,
-    jobs.pendingRuns.pipe(Effect.flatMap((refs) => Effect.forEach(refs, start, { discard: true })))
-  ).pipe(Effect.catchCause((cause) => Effect.logWarning("job sweep failed", cause)))
-  yield* sweep.pipe(
-    Effect.repeat(Schedule.spaced(sweepInterval)),
-    Effect.forkScoped
-  )
-}))
+  }))
 
 /**
  * `runner` built in the background, and built again every 5 s while it cannot be (its engine opens its
@@ -119,8 +181,14 @@ export const inBackground = <E, R>(runner: Layer.Layer<never, E, R>) =>
     )
   }))
 
-/** The runner on whichever `WorkflowEngine` is provided, with the waits of `WorkTiming`. */
-export const layer = Layer.merge(workflow, starts).pipe(Layer.provide(Work.layer))
+/**
+ * The runner on whichever `WorkflowEngine` is provided, with the waits of `WorkTiming`: every shape
+ * registered, new runs on the current one.
+ */
+export const layer = (options: { readonly shapes?: RunShapes | undefined } = {}) => {
+  const given = options.shapes ?? shapes
+  return Layer.merge(workflow(given), starts(given.current)).pipe(Layer.provide(Work.layer))
+}
 
 /**
  * `RUNNER_ADDRESS=host:port`: this process is one runner of a cluster, reached by the others at that

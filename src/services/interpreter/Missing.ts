@@ -1,0 +1,68 @@
+import type { ConstraintInput, Objective, ObjectiveKind, Question, QuestionAbout } from "../../schema/Constraint.ts"
+import { questionId } from "../../schema/Constraint.ts"
+import type { Interpretation } from "./Interpreter.ts"
+import lexicon from "./Lexicon.json" with { type: "json" }
+import type { Place } from "./Places.ts"
+import { dedupe, quoted } from "./Words.ts"
+
+const order = ("objective event location budget.currency budget budget.amount timezone time date quantity.people " +
+  "quantity").split(" ") as ReadonlyArray<QuestionAbout>
+
+/** What a question's answer is read as, to say why an answer that did not settle it was not enough. */
+const as: Partial<Record<QuestionAbout, string>> = lexicon.answeredAs
+
+export class Findings {
+  readonly constraints: Array<ConstraintInput> = []
+  private readonly questions = new Map<QuestionAbout, string>()
+  private readonly answers: ReadonlyMap<string, string>
+  constructor(answers: ReadonlyMap<string, string>) {
+    this.answers = answers
+  }
+  readonly asks = (about: QuestionAbout) => this.questions.has(about)
+
+  /** A question asked again after an answer says why the answer did not settle it. */
+  ask(about: QuestionAbout, text: string) {
+    if (this.questions.has(about)) return
+    const given = this.answers.get(questionId(about))
+    const why = given === undefined ? "" : ` (${quoted(given)} could not be read as ${as[about] ?? "an answer"}.)`
+    this.questions.set(about, Array.from(`${text}${why}`).slice(0, 500).join(""))
+  }
+
+  interpretation(objective: Objective | null): Interpretation {
+    const rank = ["budget", "deadline", "window", "location", "quantity", "timezone", "note"]
+    const constraints = dedupe(this.constraints).sort((a, b) => rank.indexOf(a.type) - rank.indexOf(b.type))
+    if (this.questions.size === 0 && objective !== null) return { _tag: "Understood", objective, constraints }
+    const questions: Array<Question> = order.filter((about) => this.questions.has(about))
+      .map((about) => ({ id: questionId(about), text: this.questions.get(about)!, about }))
+    return { _tag: "NeedsInput", objective, constraints, questions }
+  }
+
+  /**
+   * What each kind of objective cannot go without (README, "The Interpreter"): a place where the thing
+   * happens for reservations, journeys and deliveries, and which event, for tickets to "the match".
+   */
+  needs(kind: ObjectiveKind, request: string, places: ReadonlyArray<Place>, caller: ReadonlyArray<ConstraintInput>) {
+    const vague = places.find((p) => p.vague)
+    const given = caller.some((c) => c.type === "location")
+    const home = kind === "service" &&
+      /\b(?:my|our) (?:place|house|flat|apartment|home|office)\b/i.test(vague?.text ?? "")
+    if (vague !== undefined && !given && !home) {
+      this.ask("location", `Where exactly is ${vague.text}? Please give its name or address.`)
+    }
+    const zoneGiven = caller.some((c) => c.type === "timezone") && kind === "reservation"
+    const where =
+      { transport: "Where from, and where to?", delivery: "Where should it go?", reservation: "Where?" }[kind as string]
+    if (where !== undefined && places.length === 0 && !given && !zoneGiven) {
+      this.ask("location", `${where} Please give the city, or the address.`)
+    }
+    const events = "match|game|concert|show|gig|play|event|festival|fight|race"
+    const event = new RegExp(`\\b(?:the|that|this) (${events})\\b`, "i").exec(request)
+    const named = new RegExp(
+      `\\p{Lu}\\p{Ll}+(?:'s)? (?:${events})\\b|\\b(?:${events}) (?:of|by|with|between) \\p{Lu}|\\bvs\\.? `,
+      "u"
+    )
+    if (kind === "purchase" && event !== null && !named.test(request) && this.answers.get("q_event") === undefined) {
+      this.ask("event", `Which ${event[1]} do you mean? Please name it (who or what, and where).`)
+    }
+  }
+}

@@ -1,0 +1,96 @@
+import { Config, Duration, Effect, Layer, Option, Redacted, Schema, Stream } from "effect"
+import { AiError, LanguageModel } from "effect/ai"
+import { FetchHttpClient, HttpClient, HttpClientRequest, HttpClientResponse } from "effect/http"
+import { ConstraintInput, Objective, Question } from "../../schema/Constraint.ts"
+import { PositiveDuration } from "../access/Idempotency.ts"
+import type { Interpretation, InterpretInput } from "./Interpreter.ts"
+import lexicon from "./Lexicon.json" with { type: "json" }
+import { interpretRequest } from "./Request.ts"
+
+/** `INTERPRETER=llm` with an OpenAI-compatible endpoint; every setting but the key is required then. */
+export const ModelConfig = Config.all({
+  baseUrl: Config.String("INTERPRETER_LLM_BASE_URL"),
+  model: Config.String("INTERPRETER_LLM_MODEL"),
+  apiKey: Config.option(Config.Redacted("INTERPRETER_LLM_API_KEY")),
+  timeout: Config.schema(PositiveDuration, "INTERPRETER_LLM_TIMEOUT").pipe(Config.withDefault(Duration.seconds(10)))
+})
+export type ModelConfig = Config.Success<typeof ModelConfig>
+
+const Completion = Schema.Struct({
+  choices: Schema.NonEmptyArray(Schema.Struct({ message: Schema.Struct({ content: Schema.String }) }))
+})
+
+const failure = (description: string) =>
+  AiError.make({ module: "Interpreter", method: "chatCompletions", reason: new AiError.UnknownError({ description }) })
+
+/**
+ * effect/ai's LanguageModel over an OpenAI-compatible `POST {base}/chat/completions`, asking for a JSON
+ * object (effect 4.1 ships no OpenAI provider of its own, and `@effect/ai-openai-compat` is built for the
+ * 4.0 betas' module paths).
+ */
+export const openAiCompatible = (config: ModelConfig): Layer.Layer<LanguageModel.LanguageModel> =>
+  Layer.effect(LanguageModel.LanguageModel)(Effect.gen(function*() {
+    const http = yield* HttpClient.HttpClient
+    const url = `${config.baseUrl.replace(/\/$/, "")}/chat/completions`
+    const headers = Option.match(config.apiKey, {
+      onNone: () => ({}),
+      onSome: (k) => ({ authorization: `Bearer ${Redacted.value(k)}` })
+    })
+    return yield* LanguageModel.make({
+      generateText: ({ prompt }) => {
+        const text = (m: (typeof prompt.content)[number]) =>
+          typeof m.content === "string" ? m.content : m.content.map((p) => ("text" in p ? p.text : "")).join("\n")
+        const messages = prompt.content.map((m) => ({ role: m.role, content: text(m) }))
+        const body = { model: config.model, messages, temperature: 0, response_format: { type: "json_object" } }
+        return http.execute(HttpClientRequest.post(url, { headers }).pipe(HttpClientRequest.bodyJsonUnsafe(body))).pipe(
+          Effect.flatMap(HttpClientResponse.filterStatusOk),
+          Effect.flatMap((response) => response.json),
+          Effect.flatMap(Schema.decodeUnknownEffect(Completion)),
+          Effect.map((c) => [{ type: "text" as const, text: c.choices[0].message.content }]),
+          Effect.mapError((e) => failure(String(e)))
+        )
+      },
+      streamText: () => Stream.fail(failure("streaming is not used"))
+    })
+  })).pipe(Layer.provide(FetchHttpClient.layer))
+
+export const ModelAnswer = Schema.Struct({
+  objective: Schema.NullOr(Objective),
+  constraints: Schema.Array(ConstraintInput),
+  questions: Schema.Array(Question)
+})
+
+const instructions = (input: InterpretInput) =>
+  [
+    ...lexicon.modelInstructions,
+    `Now: ${input.createdAt.toString()}. The caller's constraints: ${JSON.stringify(input.constraints)}.`,
+    `Answers so far: ${JSON.stringify(input.answers.map((a) => ({ [a.questionId]: a.answer })))}.`,
+    `The request: ${JSON.stringify(input.request)}`
+  ].join("\n")
+
+/**
+ * The language model's reading, checked against the schemas; any error, timeout or answer that does not
+ * decode falls back to the offline reader, so the service never depends on the model being there.
+ */
+export const make = (config: ModelConfig) =>
+  Effect.map(Effect.service(LanguageModel.LanguageModel), (model) => ({
+    interpret: (input: InterpretInput) =>
+      LanguageModel.generateObject({ prompt: instructions(input), schema: ModelAnswer, objectName: "interpretation" })
+        .pipe(
+          Effect.provideService(LanguageModel.LanguageModel, model),
+          Effect.timeout(config.timeout),
+          Effect.flatMap(({ value: { constraints, objective, questions } }): Effect.Effect<Interpretation, string> =>
+            questions.length > 0 ?
+              Effect.succeed({ _tag: "NeedsInput", objective, constraints, questions }) :
+              objective === null ?
+              Effect.fail("no objective and no question") :
+              Effect.succeed({ _tag: "Understood", objective, constraints })
+          ),
+          Effect.catchCause((cause) =>
+            Effect.as(
+              Effect.logWarning("the language model failed; the offline reader answers", cause),
+              interpretRequest(input)
+            )
+          )
+        )
+  })).pipe(Effect.provide(openAiCompatible(config)))

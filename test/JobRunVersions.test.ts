@@ -1,0 +1,163 @@
+/**
+ * A deploy that changes the shape of the run's workflow (JobRunner.ts, "Versions"): runs begun in the
+ * old shape go on in it, retired but still registered, and new runs begin in the new one, over the
+ * durable engine on the store (PGlite, or PostgreSQL with TEST_DATABASE_URL).
+ */
+import { assert, describe, layer } from "@effect/vitest"
+import { Clock, Duration, Effect, Exit, Layer, Scope } from "effect"
+import * as DurableClock from "effect/workflow/DurableClock"
+import type { AccountId, ApiKeyId, Principal } from "../src/schema/ApiKey.ts"
+import type { Job, JobId } from "../src/schema/Job.ts"
+import * as EventSignal from "../src/services/events/EventSignal.ts"
+import * as Interpreter from "../src/services/interpreter/Interpreter.ts"
+import { Approvals } from "../src/services/jobs/Approvals.ts"
+import * as JobRunner from "../src/services/jobs/JobRunner.ts"
+import { Jobs } from "../src/services/jobs/Jobs.ts"
+import * as JobsLive from "../src/services/jobs/JobsLive.ts"
+import * as JobWork from "../src/services/jobs/JobWork.ts"
+import * as WorkTiming from "../src/services/jobs/WorkTiming.ts"
+import { SandboxLedger } from "../src/services/providers/Sandbox.ts"
+import * as Database from "../src/services/store/Database.ts"
+import * as Migrations from "../src/services/store/Migrations.ts"
+import { partsLive } from "./support/JobsHttp.ts"
+import * as TestDatabase from "./support/TestDatabase.ts"
+
+/** Which shapes ran each run (`jobId/revision/run`): a replay records the same again. */
+const ran = new Map<string, Set<number>>()
+const observed = (shape: JobRunner.RunShape): JobRunner.RunShape => ({
+  version: shape.version,
+  body: (ref) =>
+    Effect.andThen(
+      Effect.sync(() => {
+        const key = `${ref.jobId}/${ref.revision}/${ref.run}`
+        ran.set(key, (ran.get(key) ?? new Set()).add(shape.version))
+      }),
+      shape.body(ref)
+    )
+})
+const runsOf = (job: Job) => [...ran].filter(([key]) => key.startsWith(`${job.id}/`))
+
+/** Version 2 changes the shape: its activities and timers have other names than version 1's. */
+const shapeV2 = observed({
+  version: 2,
+  body: (ref) =>
+    Effect.gen(function*() {
+      for (let n = 1; n <= 500; n++) {
+        const next = yield* JobRunner.step(`advance-${n}`, ref)
+        if (next === "stop") return
+        if (next !== "continue") {
+          const millis = Date.parse(next.waitUntil) - (yield* Clock.currentTimeMillis)
+          yield* DurableClock.sleep({ name: `until-expiry-${n}`, duration: Duration.millis(Math.max(1, millis + 10)) })
+        }
+      }
+    })
+})
+const shapeV1 = observed(JobRunner.shapeV1)
+
+const stores = Layer.mergeAll(JobsLive.layerLive, partsLive).pipe(
+  Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layer)),
+  Layer.provideMerge(Interpreter.layerLive),
+  Layer.provide(Migrations.layer),
+  Layer.provideMerge(Database.layer),
+  Layer.provideMerge(TestDatabase.configLayer({ PROPOSAL_TTL: "3 seconds" }))
+)
+
+const owner = `acct-${Math.random().toString(36).slice(2)}` as AccountId
+const principal: Principal = {
+  accountId: owner,
+  keyId: "key_versions" as ApiKeyId,
+  scopes: new Set(["approvals:write"] as const)
+}
+const request = "Book a table for 2 at an Italian restaurant in Lisbon on 4 December 2026 at 8pm"
+const budget = { type: "budget", max: { amount: "200.00", currency: "EUR" } } as const
+
+const until = <A, E, R>(effect: Effect.Effect<A, E, R>, done: (a: A) => boolean) =>
+  Effect.gen(function*() {
+    for (let attempt = 0; attempt < 1500; attempt++) {
+      const value = yield* effect
+      if (done(value)) return value
+      yield* Effect.sleep("20 millis")
+    }
+    return yield* Effect.die(new Error("the condition did not hold within 30 s"))
+  })
+
+const jobIn = (id: JobId, status: Job["status"]) =>
+  until(Effect.flatMap(Jobs, (jobs) => jobs.get(owner, id)), (job) => job.status === status)
+
+const approve = (job: Job) =>
+  Effect.flatMap(Approvals, (approvals) =>
+    approvals.decide(principal, job.id, {
+      proposalHash: job.proposal!.proposalHash,
+      jobRevision: job.jobRevision,
+      decision: "approve"
+    }))
+
+/** A process of the service: the engine and the runner with `shapes`, until its scope closes. */
+const deploy = (shapes: JobRunner.RunShapes) =>
+  Effect.gen(function*() {
+    const scope = yield* Scope.make()
+    yield* Layer.buildWithScope(
+      JobRunner.layer({ shapes }).pipe(
+        Layer.provide(
+          Layer.succeed(WorkTiming.WorkTiming)({ ...WorkTiming.production, sweepInterval: Duration.seconds(1) })
+        ),
+        Layer.provideMerge(JobRunner.engine)
+      ),
+      scope
+    )
+    return scope
+  })
+
+describe("a deploy that changes the shape of the run's workflow", () => {
+  layer(stores, { timeout: "120 seconds", excludeTestServices: true })(`on ${TestDatabase.kind}`, (it) => {
+    it.effect("runs begun in the old shape finish in it; new runs begin in the new one", () =>
+      Effect.gen(function*() {
+        const jobs = yield* Jobs
+        const ledger = yield* SandboxLedger
+
+        // The old code: one Job waits for a decision (its run sleeps on a durable timer), another is in
+        // the middle of a 2 s provider call when the process stops.
+        const old = yield* deploy({ current: shapeV1, retired: [] })
+        const waiting = yield* jobs.create(owner, { request, constraints: [budget] })
+        const executing = yield* jobs.create(owner, {
+          request,
+          constraints: [budget, { type: "note", text: "sandbox:slow" }]
+        })
+        const waitingJob = yield* jobIn(waiting.id, "awaiting_approval")
+        yield* approve(yield* jobIn(executing.id, "awaiting_approval"))
+        yield* jobIn(executing.id, "executing")
+        yield* Effect.sleep("500 millis")
+        yield* Scope.close(old, Exit.void)
+        const before = new Set(ran.keys())
+
+        // The new code runs version 2 for new runs and keeps version 1 for the runs begun in it.
+        const next = yield* deploy({ current: shapeV2, retired: [shapeV1] })
+        const completed = yield* jobIn(executing.id, "completed")
+        assert.isNotNull(completed.outcome)
+        // The first proposal expires (3 s) and the Job plans again; the new proposal's approval begins a
+        // run, in version 2.
+        const replanned = yield* until(
+          jobs.get(owner, waiting.id),
+          (job) =>
+            job.status === "awaiting_approval" && job.proposal?.proposalHash !== waitingJob.proposal?.proposalHash
+        )
+        yield* approve(replanned)
+        const done = yield* jobIn(waiting.id, "completed")
+        assert.isNotNull(done.outcome)
+
+        // No run ran in two shapes; every run begun before the deploy went on in version 1 (the executing
+        // Job's included), and the run its approval began after it, in version 2.
+        const shown = JSON.stringify([...ran].map(([key, versions]) => [key, [...versions]]))
+        for (const [key, versions] of ran) {
+          assert.deepStrictEqual([...versions], before.has(key) ? [1] : [2], `${key} in ${shown}`)
+        }
+        assert.isTrue(runsOf(completed).every(([key]) => before.has(key)), shown)
+        assert.isTrue(runsOf(done).some(([key]) => !before.has(key)), shown)
+        for (const job of [completed, done]) {
+          const entries = yield* ledger.entries(job.id)
+          assert.deepStrictEqual(entries.map((entry) => [entry.effects, entry.state]), [[1, "succeeded"]], job.id)
+        }
+        yield* Scope.close(next, Exit.void)
+      }))
+  })
+})
