@@ -3,7 +3,7 @@ import { defineConfig } from "vitest/config"
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    exclude: ["test/browser/**", "test/faults/**", "node_modules/**"],
+    exclude: ["test/browser/**", "test/faults/**", "test/model/**", "node_modules/**"],
     testTimeout: 60_000,
     hookTimeout: 60_000
   }

@@ -15,6 +15,7 @@ import * as JobRunner from "../src/services/jobs/JobRunner.ts"
 import { Jobs } from "../src/services/jobs/Jobs.ts"
 import * as JobsLive from "../src/services/jobs/JobsLive.ts"
 import * as JobWork from "../src/services/jobs/JobWork.ts"
+import * as WorkTiming from "../src/services/jobs/WorkTiming.ts"
 import { SandboxLedger } from "../src/services/providers/Sandbox.ts"
 import * as Database from "../src/services/store/Database.ts"
 import * as Migrations from "../src/services/store/Migrations.ts"
@@ -96,7 +97,12 @@ const deploy = (shapes: JobRunner.RunShapes) =>
   Effect.gen(function*() {
     const scope = yield* Scope.make()
     yield* Layer.buildWithScope(
-      JobRunner.layer({ shapes, sweepInterval: "1 second" }).pipe(Layer.provideMerge(JobRunner.engine)),
+      JobRunner.layer({ shapes }).pipe(
+        Layer.provide(
+          Layer.succeed(WorkTiming.WorkTiming)({ ...WorkTiming.production, sweepInterval: Duration.seconds(1) })
+        ),
+        Layer.provideMerge(JobRunner.engine)
+      ),
       scope
     )
     return scope

@@ -6,8 +6,8 @@ import * as JobsClient from "../src/client/JobsClient.ts"
 import type { Job } from "../src/schema/Job.ts"
 import type { JobAsOf, JobEvent } from "../src/schema/JobEvent.ts"
 import type { JobId } from "../src/schema/JobRef.ts"
-import * as Interpreter from "../src/services/interpreter/Interpreter.ts"
-import type { Interpretation, InterpretInput } from "../src/services/interpreter/Interpreter.ts"
+import type { Kind } from "./model/Model.ts"
+import { checkHistory, isTerminal, kinds, nameOf, questionsOf, runnerWork, scripted, working } from "./model/Model.ts"
 import { baseUrl } from "./support/Http.ts"
 import type { JobServices } from "./support/JobsHttp.ts"
 import { newIdempotencyKey, newKey, previewServerWith, servicesLive, servicesTest } from "./support/JobsHttp.ts"
@@ -22,31 +22,9 @@ import * as TestDatabase from "./support/TestDatabase.ts"
  * every later event exactly once, in order; the point-in-time view at every position equals the Job as
  * it was then; no Outcome without a verification, no execution without a consumed approval of the
  * current revision's proposal, never more spent than approved, at most one successful execution per
- * proposal.
+ * proposal (`checkHistory`). The interpreter's script, the runner's predicted work and the invariants
+ * are those of the model of the services (test/model/Model.ts).
  */
-
-// The interpreter, scripted by request: a Job asks its questions until every one is answered, then plans.
-const questionsOf = { "Plan it": [], "Ask once": ["q_date"], "Ask twice": ["q_date", "q_time"] } as const
-type Kind = keyof typeof questionsOf
-const kinds = Object.keys(questionsOf) as ReadonlyArray<Kind>
-
-const interpret = (questions: ReadonlyArray<string>) => (input: InterpretInput): Interpretation => {
-  const answered = new Set(input.answers.map((answer) => answer.questionId))
-  const open = questions.filter((id) => !answered.has(id))
-  const objective = { kind: "reservation" as const, summary: "A table" }
-  return open.length === 0
-    ? { _tag: "Understood", objective, constraints: [] }
-    : {
-      _tag: "NeedsInput",
-      objective,
-      constraints: [],
-      questions: open.map((id) => ({ id, text: `What ${id.slice(2)}?` }))
-    }
-}
-
-const scripted = Interpreter.layerTest(
-  Object.fromEntries(kinds.map((kind) => [kind, interpret(questionsOf[kind])]))
-)
 
 interface JobModel {
   readonly id: JobId
@@ -60,12 +38,6 @@ interface JobModel {
   decided: ReadonlyArray<string>
   rejected: number
 }
-
-/** The sandbox quotes three offers for these requests (no budget): a fourth plan finds none left. */
-const offers = 3
-
-/** Statuses in which the runner moves a Job on by itself. */
-const working: ReadonlyArray<Job["status"]> = ["interpreting", "planning", "executing", "verifying", "recovering"]
 
 interface Model {
   readonly jobs: Array<JobModel>
@@ -87,8 +59,6 @@ interface Real {
 }
 
 const run = <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromise(effect)
-
-const isTerminal = (status: Job["status"]) => status === "cancelled" || status === "completed" || status === "failed"
 
 /** The events the service appended since the log's end, read page by page. */
 const newEvents = (real: Real, model: Model) =>
@@ -119,44 +89,31 @@ const settle = async (
   const changed = await takeEvents(real, model, job, expected)
   record(model, job, changed, after)
   if (!working.includes(job.status)) return
-  const predicted = runnerWork(job)
-  const worked = await takeEvents(real, model, job, predicted)
+  const predicted = runnerWorkOf(job)
+  const worked = await takeEvents(real, model, job, predicted.events)
   let now = await run(real.api.Jobs.getJob({ params: { id: job.id }, query: {} })) as Job
   for (let i = 0; i < 100 && working.includes(now.status); i++) {
     await new Promise((resolve) => setTimeout(resolve, 10))
     now = await run(real.api.Jobs.getJob({ params: { id: job.id }, query: {} })) as Job
   }
-  assert.deepStrictEqual(await newEvents(real, model), [], `nothing after ${predicted}`)
+  assert.deepStrictEqual(await newEvents(real, model), [], `nothing after ${predicted.events}`)
   job.status = now.status
   job.proposal = now.proposal?.proposalHash ?? job.proposal
   if (now.status === "awaiting_input") job.open = now.questions.map((question) => question.id)
   assert.strictEqual(now.jobRevision, job.revision)
-  assert.strictEqual(now.status, expectedStatus(predicted))
+  assert.strictEqual(now.status, predicted.job.status)
   assert.deepStrictEqual(now.questions.map((question) => question.id), job.status === "awaiting_input" ? job.open : [])
   recordWork(model, job, worked, now)
 }
 
-/** What the runner appends for a Job the model left working (the scripted interpreter, the sandbox). */
-const runnerWork = (job: JobModel): ReadonlyArray<string> => {
-  const plan = job.rejected >= offers ? ["recovery.step", "job.input_requested"] : ["proposal.presented"]
-  switch (job.status) {
-    case "interpreting":
-      return job.open.length > 0 ? ["job.input_requested"] : ["job.interpreted", ...plan]
-    case "planning":
-      return plan
-    case "executing":
-      return ["execution.started", "execution.succeeded", "verification.succeeded", "job.completed"]
-    default:
-      return []
-  }
-}
-
-const expectedStatus = (work: ReadonlyArray<string>): Job["status"] =>
-  work.at(-1) === "job.completed"
-    ? "completed"
-    : work.at(-1) === "proposal.presented"
-    ? "awaiting_approval"
-    : "awaiting_input"
+/** The model's prediction (test/model/Model.ts) for a Job the HTTP model left working, without sandbox directives. */
+const runnerWorkOf = (job: JobModel) =>
+  runnerWork({
+    ...job,
+    // While it interprets, what is not open any more was answered.
+    answered: questionsOf[job.kind].filter((id) => !job.open.includes(id)),
+    excluded: job.rejected
+  })
 
 /** The next events after the log's end, as many as `expected` names (the runner may already have appended more). */
 const takeEvents = async (real: Real, model: Model, job: JobModel, expected: ReadonlyArray<string>) => {
@@ -166,7 +123,7 @@ const takeEvents = async (real: Real, model: Model, job: JobModel, expected: Rea
     events = await newEvents(real, model)
   }
   events = events.slice(0, expected.length)
-  assert.deepStrictEqual(events.map((event) => [event.jobId, event.type]), expected.map((type) => [job.id, type]))
+  assert.deepStrictEqual(events.map((event) => [event.jobId, nameOf(event)]), expected.map((type) => [job.id, type]))
   assert.isTrue(events.every((event) => event.jobRevision === job.revision))
   model.log.push(...events)
   return events
@@ -405,60 +362,6 @@ class Decide implements Command {
   toString = () => `${this.approve ? "approve" : "reject"}(${this.index}, ${this.variant})`
 }
 
-/**
- * The design's invariants over a whole history: no Outcome without a verification of its proposal,
- * no execution without an approval of the current revision's proposal consumed by it (and by it only),
- * never more spent than approved, at most one successful execution per proposal.
- */
-const checkInvariants = (log: ReadonlyArray<JobEvent>) => {
-  const presented = new Map<
-    string,
-    { readonly spend: { amount: string; currency: string }; readonly revision: number }
-  >()
-  const approved = new Set<string>()
-  const consumed = new Set<string>()
-  const verified = new Set<string>()
-  const succeeded = new Map<string, number>()
-  let lastExecuted: string | undefined
-  for (const event of log) {
-    const data = event.data as Record<string, never>
-    switch (event.type) {
-      case "proposal.presented":
-        presented.set(data.proposalHash, { spend: data.spend, revision: event.jobRevision })
-        if (data.needsApproval === false) approved.add(data.proposalHash)
-        break
-      case "approval.recorded":
-        if (data.decision === "approve") approved.add(data.proposalHash)
-        break
-      case "execution.started":
-        assert.isTrue(approved.has(data.proposalHash), "executed without an approval")
-        assert.isFalse(consumed.has(data.proposalHash), "an approval consumed twice")
-        assert.strictEqual(
-          presented.get(data.proposalHash)?.revision,
-          event.jobRevision,
-          "an older revision's proposal"
-        )
-        consumed.add(data.proposalHash)
-        lastExecuted = data.proposalHash
-        break
-      case "execution.succeeded":
-        succeeded.set(data.proposalHash, (succeeded.get(data.proposalHash) ?? 0) + 1)
-        assert.isAtMost(succeeded.get(data.proposalHash)!, 1, "two successful executions of one proposal")
-        break
-      case "verification.succeeded":
-        verified.add(data.proposalHash)
-        break
-      case "job.completed": {
-        assert.isTrue(lastExecuted !== undefined && verified.has(lastExecuted), "an Outcome without a verification")
-        const spend = presented.get(lastExecuted!)!.spend
-        const spent = (data.outcome as { readonly spent: { amount: string; currency: string } }).spent
-        assert.strictEqual(spent.currency, spend.currency)
-        assert.isAtMost(Number(spent.amount), Number(spend.amount), "spent above the approval")
-      }
-    }
-  }
-}
-
 const codeOf = (exit: Exit.Exit<unknown, unknown>) =>
   Exit.isFailure(exit)
     ? (Option.getOrUndefined(Exit.findErrorOption(exit)) as { readonly error?: string } | undefined)?.error
@@ -613,7 +516,7 @@ const behaviour = <E>(name: string, services: Layer.Layer<JobServices, E>, numRu
               const model: Model = { jobs: [], log: [], states: new Map(), cursors: new Map() }
               await fc.asyncModelRun(() => ({ model, real }), sequence)
               steps += [...sequence].length
-              checkInvariants(model.log)
+              checkHistory(model.log)
               for (const event of model.log) seen.set(event.type, (seen.get(event.type) ?? 0) + 1)
               // The view at every position of the history equals the Job as it was then.
               const positions = new Set([0, ...model.log.flatMap((event) => [event.position - 1, event.position])])

@@ -230,6 +230,11 @@ describe("WorkRules", () => {
           record = change.record
           view = JobFold.fold(view, eventsOf(change))
           assert.deepStrictEqual(view, JobLifecycle.toView(record), `after ${JSON.stringify(c)}`)
+          // A proposal is open only while it waits for a decision, or while a cancellation first undoes an
+          // older execution (`job.cancelled` then supersedes it): an ended Job has none open.
+          if (record.proposal?.status === "open") {
+            assert.isTrue(record.status === "awaiting_approval" || record.cancelling, record.status)
+          }
           for (const event of change.events) {
             const data = event.data as Record<string, unknown>
             if (event.type === "execution.started") {
@@ -273,6 +278,61 @@ describe("WorkRules", () => {
         ]]]
       }
     ))
+
+  it("an undo that fails after a new revision presented its proposal fails the Job and supersedes that proposal", () => {
+    const at = (second: number) => new Date(Date.UTC(2026, 10, 24, 0, 0, second)).toISOString()
+    const changes: Array<Change> = [JobLifecycle.create("job_3" as JobId, "acct" as AccountId, {
+      request: "A table",
+      constraints: [budget]
+    }, at(0))]
+    const then = (next: (record: JobRecord, now: string) => Change) =>
+      changes.push(next(changes.at(-1)!.record, at(changes.length)))
+    const ref = (record: JobRecord): RunRef => ({ ...runOf(record), revision: record.revision, run: record.run })
+    const plan = { provider: "sandbox", quotes, ttlMillis: 60_000 }
+    then((record, now) => JobLifecycle.interpreted(record, 1, understood, now))
+    then((record, now) => WorkRules.present(record, ref(record), plan, now))
+    then((record, now) => {
+      const decided = WorkRules.decide(
+        record,
+        {
+          proposalHash: record.proposal!.hash,
+          jobRevision: 1,
+          decision: "approve"
+        },
+        "key_1",
+        now
+      )
+      return Result.getOrThrow(decided)
+    })
+    then((record, now) => {
+      const claimed = WorkRules.claim(record, ref(record), now)
+      return claimed._tag === "Started" ? claimed.change : assert.fail(claimed._tag)
+    })
+    then((record, now) =>
+      ExecutionRules.executed(record, record.execution!.number, { _tag: "Succeeded", reference: "ref-1" }, now)
+    )
+    then((record, now) =>
+      Result.getOrThrow(JobLifecycle.changeConstraints(record, { jobRevision: 1, constraints: [] }, now))
+    )
+    then((record, now) => JobLifecycle.interpreted(record, 2, understood, now))
+    then((record, now) => WorkRules.present(record, ref(record), plan, now))
+    assert.strictEqual(changes.at(-1)!.record.proposal?.status, "open")
+    then((record, now) => ExecutionRules.undone(record, record.execution!.number, { _tag: "Failed", error: "no" }, now))
+    const failed = changes.at(-1)!.record
+    assert.deepStrictEqual([failed.status, failed.proposal?.status, failed.revision], ["failed", "superseded", 2])
+    let position = 0
+    const events = changes.flatMap((change) =>
+      change.events.map((event): JobEvent => ({
+        position: ++position,
+        jobId: change.record.id,
+        jobRevision: change.record.revision,
+        type: event.type,
+        data: JSON.parse(JSON.stringify(event.data)),
+        occurredAt: change.record.updatedAt
+      }))
+    )
+    assert.deepStrictEqual(JobFold.fold(undefined, events), JobLifecycle.toView(failed))
+  })
 
   it("hashes the RFC 8785 bytes of the document", () => {
     const created = JobLifecycle.create("job_2" as JobId, "acct" as AccountId, {

@@ -1,5 +1,5 @@
 import { NodeHttpServer } from "@effect/platform-node"
-import { ConfigProvider, Effect, Layer, Redacted } from "effect"
+import { ConfigProvider, Duration, Effect, Layer, Redacted } from "effect"
 import { PreviewHttpLive } from "../../src/http/JobsPreview.ts"
 import { makeNodeServer } from "../../src/http/Server.ts"
 import type { Scope } from "../../src/schema/ApiKey.ts"
@@ -25,6 +25,7 @@ import type * as Proposals from "../../src/services/jobs/Proposals.ts"
 import * as ProposalsLive from "../../src/services/jobs/ProposalsLive.ts"
 import * as ProposalsTest from "../../src/services/jobs/ProposalsTest.ts"
 import * as Verifier from "../../src/services/jobs/Verifier.ts"
+import * as WorkTiming from "../../src/services/jobs/WorkTiming.ts"
 import type { Providers } from "../../src/services/providers/Provider.ts"
 import type { SandboxLedger } from "../../src/services/providers/Sandbox.ts"
 import * as SandboxLive from "../../src/services/providers/SandboxLive.ts"
@@ -63,6 +64,11 @@ export const partsLive = Layer.mergeAll(
     Layer.provideMerge(SandboxLive.layerLive)
   )
 
+/** The runner, sweeping every second so that a test finds a lost start soon. */
+const runner = JobRunner.layer().pipe(
+  Layer.provide(Layer.succeed(WorkTiming.WorkTiming)({ ...WorkTiming.production, sweepInterval: Duration.seconds(1) }))
+)
+
 /** The Job API's services in memory, with the runner on the in-memory engine over `interpreter`, configured by `config`. */
 export const servicesTest = (
   interpreter: Layer.Layer<Interpreter.Interpreter> = Interpreter.layerTest(),
@@ -73,7 +79,7 @@ export const servicesTest = (
     JobWork.JobWork | EventSignal.EventSignal
   > = partsTest
 ) =>
-  Layer.merge(JobRunner.layer({ sweepInterval: "1 second" }), EventFeed.layer).pipe(
+  Layer.merge(runner, EventFeed.layer).pipe(
     Layer.provideMerge(Layer.mergeAll(JobsTest.layerTest, IdempotencyTest.layerTest, ApiKeysTest.layerTest, parts)),
     Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layerTest)),
     Layer.provide(interpreter),
@@ -90,7 +96,7 @@ export const servicesLive = (
   interpreter: Layer.Layer<Interpreter.Interpreter> = Interpreter.layerTest(),
   config: Record<string, string> = {}
 ) =>
-  Layer.merge(JobRunner.layer({ sweepInterval: "1 second" }), EventFeed.layer).pipe(
+  Layer.merge(runner, EventFeed.layer).pipe(
     Layer.provideMerge(Layer.mergeAll(JobsLive.layerLive, IdempotencyLive.layerLive, ApiKeysLive.layerLive, partsLive)),
     Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layer)),
     Layer.provide(interpreter),

@@ -173,8 +173,15 @@ export const undone = (record: JobRecord, number: number, undo: Undo, now: strin
     : `${execution.reference} (key ${execution.key})`
   if (undo._tag === "Failed") {
     const reason = `Could not undo ${what}: ${undo.error}`
+    // A newer revision may have presented a proposal meanwhile: `job.failed` supersedes it, as
+    // `job.cancelled` does, so that no proposal of an ended Job stays open.
     return {
-      record: at(record, now, { status: "failed", execution: null, cancelling: false }),
+      record: at(record, now, {
+        status: "failed",
+        execution: null,
+        cancelling: false,
+        proposal: closedProposal(record)
+      }),
       events: [
         step("fail", "failed", { ...ids(execution), error: undo.error }),
         { type: "job.failed", data: { reason, status: "failed" } }

@@ -62,10 +62,11 @@ export const applyEvent = (job: Job | undefined, event: JobEvent): Job => {
         questions: event.type === "job.interpreted" ? [] : data.questions
       }
     case "job.cancelled":
+    case "job.failed":
       return {
         ...job,
         ...at,
-        status: "cancelled",
+        status: event.type === "job.cancelled" ? "cancelled" : "failed",
         proposal: job.proposal?.status === "open" ? { ...job.proposal, status: "superseded" } : job.proposal
       }
     case "work.invalidated":
@@ -88,8 +89,6 @@ export const applyEvent = (job: Job | undefined, event: JobEvent): Job => {
     }
     case "job.completed":
       return { ...job, ...at, status: "completed", outcome: data.outcome as Outcome }
-    case "job.failed":
-      return { ...job, ...at, status: "failed" }
     case "execution.started":
     case "execution.succeeded":
     case "execution.failed":

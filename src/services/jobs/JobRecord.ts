@@ -92,7 +92,7 @@ export interface Change {
   readonly consumes?: ProposalHash | undefined
 }
 
-/** The Job's proposal once the Job is cancelled: `job.cancelled` supersedes an open one, and says so. */
+/** The Job's proposal once the Job is cancelled or failed: `job.cancelled` or `job.failed` supersedes an open one. */
 export const closedProposal = (record: JobRecord): JobRecord["proposal"] =>
   record.proposal?.status === "open" ? { ...record.proposal, status: "superseded" } : record.proposal
 

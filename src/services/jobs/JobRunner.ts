@@ -16,6 +16,7 @@ import { Jobs } from "./Jobs.ts"
 import { JobWork } from "./JobWork.ts"
 import { Proposals } from "./Proposals.ts"
 import * as Work from "./Work.ts"
+import * as WorkTiming from "./WorkTiming.ts"
 
 /**
  * The work of one run of a revision of a Job (`JobRecord.RunRef`), run by effect/workflow's engine on
@@ -70,18 +71,19 @@ export interface RunShapes {
 /** The most steps one run takes: far more than any run needs; a guard against a loop. */
 const maxSteps = 500
 
-/** A store that cannot answer is waited out: the step is retried until it can. */
-const storeRetry = Schedule.min([Schedule.exponential(Duration.millis(200), 2), Schedule.spaced(Duration.seconds(30))])
-
-/** One step of a run, as an activity named `name`: at least once, so run again after a crash it changes nothing twice. */
+/**
+ * One step of a run, as an activity named `name`: at least once, so run again after a crash it changes
+ * nothing twice. A store that cannot answer is waited out (`WorkTiming.waitOut`): the step is retried
+ * until it can.
+ */
 export const step = (name: string, ref: RunRef) =>
-  Effect.flatMap(Work.Work, (work) =>
+  Effect.flatMap(Effect.all([Work.Work, WorkTiming.WorkTiming]), ([work, timing]) =>
     Activity.make({
       name,
       success: Work.Next,
       execute: work.advance(ref).pipe(
         Effect.tapError((error) => Effect.logWarning("job work waits for the store", error.message)),
-        Effect.retry(storeRetry),
+        Effect.retry(WorkTiming.waitOut(timing)),
         Effect.orDie
       )
     }))
@@ -122,11 +124,13 @@ const workflow = ({ current, retired }: RunShapes) =>
 
 /**
  * Starts runs as changes commit (`JobWork`), and sweeps the store (at start, then every
- * `sweepInterval`) for the runs Jobs still need (a signal lost with its process is found then) and for
- * proposals past their expiry. Starting is idempotent: the run's id is its Job, revision and run.
+ * `WorkTiming.sweepInterval`) for the runs Jobs still need (a signal lost with its process is found
+ * then) and for proposals past their expiry. Starting is idempotent: the run's id is its Job, revision
+ * and run.
  */
-const starts = (current: RunShape, options: { readonly sweepInterval?: Duration.Input | undefined }) =>
+const starts = (current: RunShape) =>
   Layer.effectDiscard(Effect.gen(function*() {
+    const { sweepInterval } = yield* WorkTiming.WorkTiming
     const jobs = yield* Jobs
     const proposals = yield* Proposals
     const work = yield* JobWork
@@ -153,7 +157,7 @@ const starts = (current: RunShape, options: { readonly sweepInterval?: Duration.
       jobs.pendingRuns.pipe(Effect.flatMap((refs) => Effect.forEach(refs, start, { discard: true })))
     ).pipe(Effect.catchCause((cause) => Effect.logWarning("job sweep failed", cause)))
     yield* sweep.pipe(
-      Effect.repeat(Schedule.spaced(options.sweepInterval ?? Duration.seconds(10))),
+      Effect.repeat(Schedule.spaced(sweepInterval)),
       Effect.forkScoped
     )
   }))
@@ -177,12 +181,13 @@ export const inBackground = <E, R>(runner: Layer.Layer<never, E, R>) =>
     )
   }))
 
-/** The runner on whichever `WorkflowEngine` is provided: every shape registered, new runs on the current one. */
-export const layer = (
-  options: { readonly sweepInterval?: Duration.Input | undefined; readonly shapes?: RunShapes | undefined } = {}
-) => {
+/**
+ * The runner on whichever `WorkflowEngine` is provided, with the waits of `WorkTiming`: every shape
+ * registered, new runs on the current one.
+ */
+export const layer = (options: { readonly shapes?: RunShapes | undefined } = {}) => {
   const given = options.shapes ?? shapes
-  return Layer.merge(workflow(given), starts(given.current, options)).pipe(Layer.provide(Work.layer))
+  return Layer.merge(workflow(given), starts(given.current)).pipe(Layer.provide(Work.layer))
 }
 
 /**

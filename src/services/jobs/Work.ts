@@ -1,4 +1,4 @@
-import { Clock, Context, Duration, Effect, Layer, Option, Result, Schedule, Schema } from "effect"
+import { Clock, Context, Effect, Layer, Option, Result, Schedule, Schema } from "effect"
 import type { Unavailable } from "../../schema/Errors.ts"
 import type { ProposalDocument } from "../../schema/Proposal.ts"
 import { Interpreter } from "../interpreter/Interpreter.ts"
@@ -14,6 +14,7 @@ import { Jobs } from "./Jobs.ts"
 import { JobStore } from "./JobStore.ts"
 import { Proposals } from "./Proposals.ts"
 import { Verifier } from "./Verifier.ts"
+import * as WorkTiming from "./WorkTiming.ts"
 
 /**
  * Whether a run has more to do after a step: go on, stop, or wait until its open proposal expires (a
@@ -37,23 +38,8 @@ export class Work extends Context.Service<Work, {
   readonly advance: (ref: RunRef) => Effect.Effect<Next, Unavailable>
 }>()("Work") {}
 
-/** How long a run waits for an older revision's execution to be settled before it looks again. */
-const blockedWait = Duration.millis(250)
-
-/** Backoff before the n-th retry of a transient failure (same key): 200 ms, 400 ms, ... at most 5 s. */
-const backoff = (attempt: number) => Duration.millis(Math.min(5000, 200 * 2 ** Math.max(0, attempt - 1)))
-
 const isUnanswered = (error: unknown): error is ProviderTransient | ProviderTimeout =>
   error instanceof ProviderTransient || error instanceof ProviderTimeout
-
-/** Waits out what cannot answer now: backoff from 200 ms, at most 30 s apart, for as long as it takes. */
-const waitOut = Schedule.min([Schedule.exponential(Duration.millis(200), 2), Schedule.spaced(Duration.seconds(30))])
-
-/** At most `ExecutionRules.maxAttempts` tries of a call that fails transiently, with backoff. */
-const retried = {
-  schedule: Schedule.exponential(Duration.millis(200), 2),
-  times: ExecutionRules.maxAttempts - 1
-} as const
 
 /**
  * A provider call is never interrupted (a process that stops lets it finish, within the provider's own
@@ -62,6 +48,11 @@ const retried = {
 const whole = Effect.uninterruptible
 
 export const layer = Layer.effect(Work)(Effect.gen(function*() {
+  const timing = yield* WorkTiming.WorkTiming
+  // Waits out what cannot answer now, for as long as it takes.
+  const waitOut = WorkTiming.waitOut(timing)
+  // At most `ExecutionRules.maxAttempts` tries of an undo's call that fails transiently, with backoff.
+  const retried = { schedule: Schedule.exponential(timing.undoRetry, 2), times: ExecutionRules.maxAttempts - 1 }
   const store = yield* JobStore
   const jobs = yield* Jobs
   const interpreter = yield* Interpreter
@@ -130,7 +121,7 @@ export const layer = Layer.effect(Work)(Effect.gen(function*() {
         return
       }
       if (execution.phase === "calling") {
-        if (execution.attempts > 0) yield* Effect.sleep(backoff(execution.attempts))
+        if (execution.attempts > 0) yield* Effect.sleep(WorkTiming.backoff(timing, execution.attempts))
         const result = yield* call(execution, document)
         yield* record(ref, (current, now) => ExecutionRules.executed(current, execution.number, result, now))
         return
@@ -181,7 +172,7 @@ export const layer = Layer.effect(Work)(Effect.gen(function*() {
           // Blocked while an older revision's execution is being undone: wait here, in this one step.
           let claimed = yield* approvals.claim(ref)
           while (claimed === "blocked") {
-            yield* Effect.sleep(blockedWait)
+            yield* Effect.sleep(timing.blockedWait)
             claimed = yield* approvals.claim(ref)
           }
           return claimed === "none" ? "stop" as const : "continue" as const

@@ -4,6 +4,7 @@ import { createHash } from "node:crypto"
 import type { Constraint, Money } from "../../schema/Constraint.ts"
 import type { Unavailable } from "../../schema/Errors.ts"
 import type { ProposalDocument } from "../../schema/Proposal.ts"
+import { WorkTiming } from "../jobs/WorkTiming.ts"
 import type { Inspection, Quote, QuoteRequest } from "./Provider.ts"
 import { ProviderPermanent, Providers, ProviderTimeout, ProviderTransient } from "./Provider.ts"
 
@@ -187,16 +188,19 @@ const cancelDecision = (current: Row): Decision<void> => {
 }
 
 /**
- * `sandbox:slow`: every call takes 2 s. A call that changes something does it halfway through, as a
- * remote provider would: a caller that stops waiting, or dies, meanwhile cannot know whether it was done.
+ * `sandbox:slow`: every call takes `WorkTiming.slowCall` (2 s). A call that changes something does it
+ * halfway through, as a remote provider would: a caller that stops waiting, or dies, meanwhile cannot
+ * know whether it was done.
  */
-const slowly = (constraints: ReadonlyArray<Constraint>, seconds = 2) =>
-  directivesOf(constraints).has("slow") ? Effect.sleep(Duration.seconds(seconds)) : Effect.void
+const slowly = (constraints: ReadonlyArray<Constraint>, part = 1) =>
+  directivesOf(constraints).has("slow")
+    ? WorkTiming.use(({ slowCall }) => Effect.sleep(Duration.times(slowCall, part)))
+    : Effect.void
 
 const halfway = <A, E, R>(constraints: ReadonlyArray<Constraint>, change: Effect.Effect<A, E, R>) =>
-  slowly(constraints, 1).pipe(
+  slowly(constraints, 0.5).pipe(
     Effect.andThen(Effect.exit(change)),
-    Effect.tap(() => slowly(constraints, 1)),
+    Effect.tap(() => slowly(constraints, 0.5)),
     Effect.flatten
   )
 
