@@ -10,7 +10,9 @@ import {
   call,
   newIdempotencyKey,
   newKey,
+  partsTest,
   previewServerWith,
+  quickTiming,
   servicesLive,
   servicesTest,
   settled
@@ -540,6 +542,6 @@ const behaviour = <E>(name: string, services: Layer.Layer<JobServices, E>) =>
 
 describe("proposals and approvals over HTTP", () => {
   const config = { PROPOSAL_TTL: "5 seconds" }
-  behaviour("in memory", servicesTest(undefined, config))
-  behaviour(`on ${TestDatabase.kind}`, servicesLive(undefined, config))
+  behaviour("in memory", servicesTest(undefined, config, partsTest, quickTiming))
+  behaviour(`on ${TestDatabase.kind}`, servicesLive(undefined, config, quickTiming))
 })

@@ -64,10 +64,22 @@ export const partsLive = Layer.mergeAll(
     Layer.provideMerge(SandboxLive.layerLive)
   )
 
-/** The runner, sweeping every second so that a test finds a lost start soon. */
-const runner = JobRunner.layer().pipe(
-  Layer.provide(Layer.succeed(WorkTiming.WorkTiming)({ ...WorkTiming.production, sweepInterval: Duration.seconds(1) }))
-)
+/** The service's waits, but a sweep every second, so that a test finds a lost start soon. */
+export const testTiming: WorkTiming.Timing = { ...WorkTiming.production, sweepInterval: Duration.seconds(1) }
+
+/**
+ * Waits short enough for suites that take many Jobs through slow calls, retries and undos: the same
+ * order of events, in a fraction of the time (a slow call still outlasts a test's 20 ms polls many times).
+ */
+export const quickTiming: WorkTiming.Timing = {
+  ...testTiming,
+  providerBackoff: { first: Duration.millis(20), max: Duration.millis(200) },
+  undoRetry: Duration.millis(20),
+  slowCall: Duration.millis(600)
+}
+
+const runner = (timing: WorkTiming.Timing) =>
+  JobRunner.layer().pipe(Layer.provide(Layer.succeed(WorkTiming.WorkTiming)(timing)))
 
 /** The Job API's services in memory, with the runner on the in-memory engine over `interpreter`, configured by `config`. */
 export const servicesTest = (
@@ -77,9 +89,10 @@ export const servicesTest = (
     Proposals.Proposals | Approvals.Approvals | JobStore.JobStore | Verifier.Verifier | Providers | SandboxLedger,
     unknown,
     JobWork.JobWork | EventSignal.EventSignal
-  > = partsTest
+  > = partsTest,
+  timing: WorkTiming.Timing = testTiming
 ) =>
-  Layer.merge(runner, EventFeed.layer).pipe(
+  Layer.merge(runner(timing), EventFeed.layer).pipe(
     Layer.provideMerge(Layer.mergeAll(JobsTest.layerTest, IdempotencyTest.layerTest, ApiKeysTest.layerTest, parts)),
     Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layerTest)),
     Layer.provide(interpreter),
@@ -94,9 +107,10 @@ export const servicesTest = (
 /** The same services on PostgreSQL (or PGlite), over a store of their own, configured by `config`. */
 export const servicesLive = (
   interpreter: Layer.Layer<Interpreter.Interpreter> = Interpreter.layerTest(),
-  config: Record<string, string> = {}
+  config: Record<string, string> = {},
+  timing: WorkTiming.Timing = testTiming
 ) =>
-  Layer.merge(runner, EventFeed.layer).pipe(
+  Layer.merge(runner(timing), EventFeed.layer).pipe(
     Layer.provideMerge(Layer.mergeAll(JobsLive.layerLive, IdempotencyLive.layerLive, ApiKeysLive.layerLive, partsLive)),
     Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layer)),
     Layer.provide(interpreter),
