@@ -21,6 +21,7 @@ interface JobView {
   readonly id: string
   readonly jobRevision: number
   readonly status: string
+  readonly updatedAt: string
 }
 
 interface JobEvent {
@@ -111,7 +112,7 @@ const waitFor = async (what: string, within: number, done: () => boolean | Promi
 }
 
 /**
- * Until no Job is interpreting, each one's interpretation is published (a page shows only what no open
+ * Until no Job is interpreting, each one's last change is published (a page shows only what no open
  * transaction anywhere on the server can precede, which other suites' transactions may hold back), and
  * the account's events have not grown for a second; answers them.
  */
@@ -123,12 +124,11 @@ const settle = async (client: ReturnType<typeof api>, ids: ReadonlyArray<string>
     const [page, jobs] = await Promise.all([client.events(), Promise.all(ids.map(client.get))])
     if (page.length !== last.length) stableSince = Date.now()
     last = page
-    const interpreted = ids.every((id) =>
-      page.some((event) =>
-        event.jobId === id && (event.type === "job.interpreted" || event.type === "job.input_requested")
-      )
+    // A change's events carry its time, which the Job keeps as `updatedAt` until the next change.
+    const published = jobs.every((job) =>
+      page.some((event) => event.jobId === job.id && event.occurredAt === job.updatedAt)
     )
-    if (jobs.every((job) => job.status !== "interpreting") && interpreted && Date.now() - stableSince >= 1000) {
+    if (jobs.every((job) => job.status !== "interpreting") && published && Date.now() - stableSince >= 1000) {
       return page
     }
     if (Date.now() > deadline) throw new Error(`the account's events did not settle: ${JSON.stringify(jobs)}`)
