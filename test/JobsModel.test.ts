@@ -6,8 +6,18 @@ import * as JobsClient from "../src/client/JobsClient.ts"
 import type { Job } from "../src/schema/Job.ts"
 import type { JobAsOf, JobEvent } from "../src/schema/JobEvent.ts"
 import type { JobId } from "../src/schema/JobRef.ts"
-import type { Kind } from "./model/Model.ts"
-import { checkHistory, isTerminal, kinds, nameOf, questionsOf, runnerWork, scripted, working } from "./model/Model.ts"
+import type { Kind, Variant } from "./model/Model.ts"
+import {
+  checkHistory,
+  decisionTarget,
+  isTerminal,
+  kinds,
+  nameOf,
+  questionsOf,
+  runnerWork,
+  scripted,
+  working
+} from "./model/Model.ts"
 import { baseUrl } from "./support/Http.ts"
 import type { JobServices } from "./support/JobsHttp.ts"
 import { newIdempotencyKey, newKey, previewServerWith, servicesLive, servicesTest } from "./support/JobsHttp.ts"
@@ -315,25 +325,15 @@ class Cancel implements Command {
 class Decide implements Command {
   readonly index: number
   readonly approve: boolean
-  readonly variant: "right" | "stale" | "mismatched" | "twice"
-  constructor(index: number, approve: boolean, variant: "right" | "stale" | "mismatched" | "twice") {
+  readonly variant: Variant
+  constructor(index: number, approve: boolean, variant: Variant) {
     this.index = index
     this.approve = approve
     this.variant = variant
   }
   check = (model: Readonly<Model>) => model.jobs.length > 0
   async run(model: Model, real: Real) {
-    // Mostly a Job that waits for a decision, when there is one: that is where decisions matter.
-    const waiting = model.jobs.filter((candidate) => candidate.status === "awaiting_approval")
-    const job = this.variant !== "twice" && waiting.length > 0 && this.index % 4 !== 0
-      ? pick(waiting, this.index)
-      : pick(model.jobs, this.index)
-    const twice = this.variant === "twice" && job.decided.length > 0
-    const hash = this.variant === "mismatched"
-      ? `sha256:${"0".repeat(64)}`
-      : twice
-      ? job.decided.at(-1)!
-      : job.proposal ?? `sha256:${"1".repeat(64)}`
+    const { hash, job, twice } = decisionTarget(model.jobs, this.index, this.variant)
     const exit = await run(Effect.exit(real.api.Jobs.createApproval({
       params: { id: job.id },
       headers: { "idempotency-key": newIdempotencyKey() },

@@ -192,25 +192,28 @@ const apply = (record: JobRecord, c: Command, now: string, later: string): Chang
   }
 }
 
+/** A change's events as the store logs them, at the positions `next` gives, their data as JSON carries it. */
+const logOf = (change: Change, next: () => number): Array<JobEvent> =>
+  change.events.map((event) => ({
+    position: next(),
+    jobId: change.record.id,
+    jobRevision: change.record.revision,
+    type: event.type,
+    data: JSON.parse(JSON.stringify(event.data)),
+    occurredAt: change.record.updatedAt
+  }))
+
 describe("WorkRules", () => {
   it("fold gives the Job every change leaves, and the invariants hold on every path", () =>
     fc.assert(
       fc.property(fc.array(draw, { maxLength: 60 }), (draws) => {
         let position = 0
         const log: Array<JobEvent> = []
-        const eventsOf = (change: Change): ReadonlyArray<JobEvent> =>
-          change.events.map((event) => {
-            const logged: JobEvent = {
-              position: ++position,
-              jobId: change.record.id,
-              jobRevision: change.record.revision,
-              type: event.type,
-              data: JSON.parse(JSON.stringify(event.data)),
-              occurredAt: change.record.updatedAt
-            }
-            log.push(logged)
-            return logged
-          })
+        const eventsOf = (change: Change): ReadonlyArray<JobEvent> => {
+          const logged = logOf(change, () => ++position)
+          log.push(...logged)
+          return logged
+        }
         const start = Date.UTC(2026, 10, 24)
         const created = JobLifecycle.create("job_1" as JobId, "acct" as AccountId, {
           request: "A table",
@@ -321,16 +324,7 @@ describe("WorkRules", () => {
     const failed = changes.at(-1)!.record
     assert.deepStrictEqual([failed.status, failed.proposal?.status, failed.revision], ["failed", "superseded", 2])
     let position = 0
-    const events = changes.flatMap((change) =>
-      change.events.map((event): JobEvent => ({
-        position: ++position,
-        jobId: change.record.id,
-        jobRevision: change.record.revision,
-        type: event.type,
-        data: JSON.parse(JSON.stringify(event.data)),
-        occurredAt: change.record.updatedAt
-      }))
-    )
+    const events = changes.flatMap((change) => logOf(change, () => ++position))
     assert.deepStrictEqual(JobFold.fold(undefined, events), JobLifecycle.toView(failed))
   })
 

@@ -5,8 +5,9 @@ import type { ProposalHash } from "../../src/schema/Proposal.ts"
 import { directives } from "../../src/services/providers/Sandbox.ts"
 import type { Model, Real } from "./Driver.ts"
 import { attempt, before, expectChange, expectRefused, expectSuccess, newEvents, pick, run } from "./Driver.ts"
-import type { JobModel, Kind } from "./Model.ts"
+import type { JobModel, Kind, Variant } from "./Model.ts"
 import {
+  decisionTarget,
   directiveNote,
   directivesOf,
   isTerminal,
@@ -163,8 +164,6 @@ export class Cancel implements Command {
   toString = () => `cancel(${this.index})`
 }
 
-type Variant = "right" | "stale" | "mismatched" | "twice"
-
 /** A decision on a Job's proposal: the right one, or one made stale, mismatched, or a second on a proposal decided. */
 export class Decide implements Command {
   readonly index: number
@@ -177,17 +176,7 @@ export class Decide implements Command {
   }
   check = (model: Readonly<Model>) => model.jobs.length > 0
   async run(model: Model, real: Real) {
-    // Mostly a Job that waits for a decision, when there is one: that is where decisions matter.
-    const waiting = model.jobs.filter((candidate) => candidate.status === "awaiting_approval")
-    const job = this.variant !== "twice" && waiting.length > 0 && this.index % 4 !== 0
-      ? pick(waiting, this.index)
-      : pick(model.jobs, this.index)
-    const twice = this.variant === "twice" && job.decided.length > 0
-    const hash = this.variant === "mismatched"
-      ? `sha256:${"0".repeat(64)}`
-      : twice
-      ? job.decided.at(-1)!
-      : job.proposal ?? `sha256:${"1".repeat(64)}`
+    const { hash, job, twice } = decisionTarget(model.jobs, this.index, this.variant)
     if (job.status === "awaiting_approval" && this.variant === "right") await checkDocument(real, job)
     const then = await before(real, job.id)
     const exit = await attempt(real.approvals.decide(real.principal, job.id, {

@@ -82,6 +82,32 @@ export const newJob = (id: JobId, kind: Kind, notes: ReadonlyArray<string>): Job
   excluded: 0
 })
 
+/** How a decision is made: right, at another revision, of another hash, or a second one on a decided proposal. */
+export type Variant = "right" | "stale" | "mismatched" | "twice"
+
+/**
+ * The Job a decision is about and the hash it names: mostly a Job waiting for a decision, when there is
+ * one, since that is where decisions matter.
+ */
+export const decisionTarget = <
+  J extends {
+    readonly status: Job["status"]
+    readonly decided: ReadonlyArray<string>
+    readonly proposal: string | null
+  }
+>(jobs: ReadonlyArray<J>, index: number, variant: Variant) => {
+  const pick = (items: ReadonlyArray<J>) => items[index % items.length]!
+  const waiting = jobs.filter((candidate) => candidate.status === "awaiting_approval")
+  const job = variant !== "twice" && waiting.length > 0 && index % 4 !== 0 ? pick(waiting) : pick(jobs)
+  const twice = variant === "twice" && job.decided.length > 0
+  const hash = variant === "mismatched"
+    ? `sha256:${"0".repeat(64)}`
+    : twice
+    ? job.decided.at(-1)!
+    : job.proposal ?? `sha256:${"1".repeat(64)}`
+  return { job, twice, hash }
+}
+
 export const isTerminal = (status: Job["status"]) =>
   status === "completed" || status === "failed" || status === "cancelled"
 
