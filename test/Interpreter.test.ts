@@ -6,8 +6,9 @@ import type { ConstraintInput } from "../src/schema/Constraint.ts"
 import { decodeConstraintInput, questionId } from "../src/schema/Constraint.ts"
 import type { Answer, Interpretation, InterpretInput } from "../src/services/interpreter/Interpreter.ts"
 import { Interpreter, interpretRequest, layerLive, layerTest } from "../src/services/interpreter/Interpreter.ts"
+import { answered } from "./interpreter/Answers.ts"
 import type { Case, Facts } from "./interpreter/Table.ts"
-import { answered, requests } from "./interpreter/Table.ts"
+import { requests } from "./interpreter/Table.ts"
 
 /** A Tuesday. */
 const createdAt = DateTime.makeUnsafe("2026-03-10T10:00:00Z")

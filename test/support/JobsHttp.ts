@@ -1,4 +1,5 @@
 import { NodeHttpServer } from "@effect/platform-node"
+import { assert } from "@effect/vitest"
 import { ConfigProvider, Duration, Effect, Layer, Redacted } from "effect"
 import { PreviewHttpLive } from "../../src/http/JobsPreview.ts"
 import { makeNodeServer } from "../../src/http/Server.ts"
@@ -181,3 +182,25 @@ export const settled = (url: string, key: string, id: string) =>
     }
     return yield* Effect.die(new Error(`job ${id} is still at work after 20 s`))
   })
+
+export const tableRequest = "Book a table for 4 at an Italian restaurant in Lisbon"
+export const budget = { type: "budget", max: { amount: "200.00", currency: "EUR" } }
+
+/** An error answer of the Job API: its status, `application/json`, and exactly `{error, message}`; answers the message. */
+export const expectError = (response: RawResponse, status: number, code: string) => {
+  assert.strictEqual(response.status, status, response.body)
+  assert.strictEqual(response.headers["content-type"], "application/json")
+  const body = JSON.parse(response.body)
+  assert.deepStrictEqual(Object.keys(body), ["error", "message"])
+  assert.strictEqual(body.error, code)
+  assert.isAbove(body.message.length, 10)
+  return body.message as string
+}
+
+/** POST /v1/jobs with a fresh idempotency key unless one is given. */
+export const createJob = (
+  url: string,
+  key: string,
+  body: unknown = { request: tableRequest, constraints: [budget] },
+  idempotencyKey = newIdempotencyKey()
+) => call(url, { path: "/v1/jobs", key, idempotencyKey, body })

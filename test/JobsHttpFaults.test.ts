@@ -1,0 +1,92 @@
+/**
+ * The Job API when its stores fail: 503 `unavailable` with Retry-After, never 500, nothing stored, and
+ * a retry with the same Idempotency-Key runs the operation.
+ */
+import { assert, layer } from "@effect/vitest"
+import { Effect, Layer, Redacted } from "effect"
+import { Unavailable } from "../src/schema/Errors.ts"
+import * as ApiKeys from "../src/services/access/ApiKeys.ts"
+import * as ApiKeysTest from "../src/services/access/ApiKeysTest.ts"
+import * as IdempotencyTest from "../src/services/access/IdempotencyTest.ts"
+import * as EventFeed from "../src/services/events/EventFeed.ts"
+import * as EventSignal from "../src/services/events/EventSignal.ts"
+import * as Interpreter from "../src/services/interpreter/Interpreter.ts"
+import * as JobRunner from "../src/services/jobs/JobRunner.ts"
+import * as Jobs from "../src/services/jobs/Jobs.ts"
+import * as JobsTest from "../src/services/jobs/JobsTest.ts"
+import * as JobWork from "../src/services/jobs/JobWork.ts"
+import { baseUrl } from "./support/Http.ts"
+import {
+  call,
+  createJob,
+  expectError,
+  newIdempotencyKey,
+  newKey,
+  partsTest,
+  previewServerWith
+} from "./support/JobsHttp.ts"
+
+/** A Jobs store whose creates fail as a failing database does, once, then die once, then work. */
+const flakyJobs = Layer.effect(Jobs.Jobs)(Effect.gen(function*() {
+  const jobs = yield* Jobs.Jobs
+  let calls = 0
+  return {
+    ...jobs,
+    create: (accountId, input) => {
+      calls++
+      if (calls === 1) return Effect.fail(new Unavailable({ retryAfter: 5 }))
+      if (calls === 2) return Effect.die(new Error("a bug"))
+      return jobs.create(accountId, input)
+    }
+  }
+})).pipe(Layer.provide(JobsTest.layerTest))
+
+/** Keys whose check fails as a failing store does, or dies as a bug does. */
+const failingKey = `rc_live_${"U".repeat(43)}`
+const dyingKey = `rc_live_${"D".repeat(43)}`
+const flakyKeys = Layer.effect(ApiKeys.ApiKeys)(Effect.gen(function*() {
+  const keys = yield* ApiKeys.ApiKeys
+  return {
+    ...keys,
+    authenticate: (key) =>
+      Redacted.value(key) === failingKey
+        ? Effect.fail(new Unavailable({ retryAfter: 5 }))
+        : Redacted.value(key) === dyingKey
+        ? Effect.die(new Error("a bug"))
+        : keys.authenticate(key)
+  }
+})).pipe(Layer.provide(ApiKeysTest.layerTest))
+
+const flakyServices = Layer.merge(JobRunner.layer(), EventFeed.layer).pipe(
+  Layer.provideMerge(Layer.mergeAll(flakyJobs, IdempotencyTest.layerTest, flakyKeys, partsTest)),
+  Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layerTest)),
+  Layer.provide(Interpreter.layerTest()),
+  Layer.provide(JobRunner.engineTest)
+)
+
+layer(previewServerWith(flakyServices), { excludeTestServices: true })("the Job API when its store fails", (it) => {
+  it.effect("answers 503 unavailable with Retry-After, stores nothing, and a retry runs the operation", () =>
+    Effect.gen(function*() {
+      const url = yield* baseUrl
+      const key = yield* newKey()
+      const idempotencyKey = newIdempotencyKey()
+      const failed = yield* createJob(url, key, undefined, idempotencyKey)
+      expectError(failed, 503, "unavailable")
+      assert.strictEqual(failed.headers["retry-after"], "5")
+      const died = yield* createJob(url, key, undefined, idempotencyKey)
+      expectError(died, 503, "unavailable")
+      const created = yield* createJob(url, key, undefined, idempotencyKey)
+      assert.strictEqual(created.status, 201)
+      assert.strictEqual(created.headers["idempotent-replayed"], undefined)
+    }))
+
+  it.effect("answers 503 unavailable, never 500, when keys cannot be checked", () =>
+    Effect.gen(function*() {
+      const url = yield* baseUrl
+      for (const key of [failingKey, dyingKey]) {
+        const answer = yield* call(url, { path: "/v1/jobs", key })
+        expectError(answer, 503, "unavailable")
+        assert.strictEqual(answer.headers["retry-after"], "5")
+      }
+    }))
+})
