@@ -2,6 +2,7 @@ import { assert, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { execFile, spawn } from "node:child_process"
 import { request } from "node:http"
+import { freePort } from "./support/ServiceProcess.ts"
 import * as TestDatabase from "./support/TestDatabase.ts"
 
 const post = (port: number, email: string) =>
@@ -41,7 +42,7 @@ const cliCount = (env: Record<string, string>) =>
 it.live("finishes the requests in flight on SIGTERM, loses none, and exits 0", () =>
   Effect.gen(function*() {
     const store = yield* TestDatabase.freshStore
-    const port = 21000 + Math.floor(Math.random() * 20000)
+    const port = yield* Effect.promise(freePort)
     const server = spawn(process.execPath, ["src/main.ts"], {
       env: { ...process.env, ...store, PORT: String(port), HOST: "127.0.0.1" },
       stdio: ["ignore", "pipe", "inherit"]

@@ -12,7 +12,7 @@ import pg from "pg"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import * as PrivatePostgres from "../support/PrivatePostgres.ts"
 import type { ServiceProcess } from "../support/ServiceProcess.ts"
-import { caller, createKey, kill, sleep, start } from "../support/ServiceProcess.ts"
+import { caller, createKey, freePort, kill, sleep, start } from "../support/ServiceProcess.ts"
 
 const jobCount = 50
 const failoverWithin = 10_000
@@ -32,7 +32,7 @@ beforeAll(async () => {
   database = PrivatePostgres.make()
   const env = { DATABASE_URL: database.url }
   for (let i = 0; i < 3; i++) {
-    const address = `127.0.0.1:${32000 + Math.floor(Math.random() * 20000)}`
+    const address = `127.0.0.1:${await freePort()}`
     services.push({ ...await start({ ...env, RUNNER_ADDRESS: address }), address })
   }
   db = new pg.Client({ connectionString: database.url })

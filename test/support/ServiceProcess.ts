@@ -2,6 +2,7 @@ import { execFileSync, spawn } from "node:child_process"
 import type { ChildProcess } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import { once } from "node:events"
+import { createServer } from "node:net"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
@@ -22,11 +23,28 @@ export interface ServiceProcess {
  * once it answers at all). `onSpawn` receives it as soon as it is spawned, so that a caller can always
  * end it, even when it never becomes ready.
  */
+/**
+ * A loopback port nothing listens on, below the kernel's ephemeral range (32768 and up on Linux): a
+ * port in that range can be taken meanwhile by any outgoing connection's local end, and the service
+ * then cannot listen.
+ */
+export const freePort = async (): Promise<number> => {
+  for (;;) {
+    const port = 20000 + Math.floor(Math.random() * 12000)
+    const free = await new Promise<boolean>((resolve) => {
+      const probe = createServer()
+      probe.once("error", () => resolve(false))
+      probe.listen(port, "127.0.0.1", () => probe.close(() => resolve(true)))
+    })
+    if (free) return port
+  }
+}
+
 export const start = async (
   env: Record<string, string>,
   options: { readonly until?: "ready" | "listening"; readonly onSpawn?: (service: ServiceProcess) => void } = {}
 ): Promise<ServiceProcess> => {
-  const port = 21000 + Math.floor(Math.random() * 20000)
+  const port = await freePort()
   const child = spawn(process.execPath, ["src/main.ts"], {
     cwd: root,
     env: { ...process.env, ...env, JOBS_API: "preview", PORT: String(port), HOST: "127.0.0.1", REQUEST_LOG: "false" },
