@@ -1,8 +1,7 @@
-import { NodeHttpServer } from "@effect/platform-node"
 import { assert, expect, layer } from "@effect/vitest"
 import { ConfigProvider, Effect, Exit, Layer } from "effect"
 import * as JobsPreview from "../src/http/JobsPreview.ts"
-import { makeNodeServer } from "../src/http/Server.ts"
+import { nodeServer } from "../src/http/Server.ts"
 import * as WaitlistTest from "../src/services/waitlist/WaitlistTest.ts"
 import { baseUrl, comparableHeaders, send, serverWith } from "./support/Http.ts"
 import type { RawRequest, RawResponse } from "./support/Http.ts"
@@ -65,8 +64,8 @@ layer(serverWith(WaitlistTest.layerTest), { excludeTestServices: true })("the Jo
 /** The service's HTTP layer as `main.ts` builds it, under the given environment. */
 const served = (env: Record<string, string>) =>
   JobsPreview.layer(servicesTest()).pipe(
+    Layer.provideMerge(nodeServer({ host: "127.0.0.1", port: 0 })),
     Layer.provide(WaitlistTest.layerTest),
-    Layer.provideMerge(NodeHttpServer.layer(() => makeNodeServer(), { host: "127.0.0.1", port: 0 })),
     Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown(env)))
   )
 

@@ -33,6 +33,34 @@ const paddedDocument = (size: number, email = unique("big")) => {
   return document + " ".repeat(size - Buffer.byteLength(document))
 }
 
+/**
+ * Most joins are answered by the Node server's `JoinRoute`, and the rest (here: a chunked body) by the
+ * router's handler of the same endpoint: the same document gets the same answer from both, byte for
+ * byte but the date. Each document is sent once each way, so every address in `documents` is new to
+ * the first send only when `fresh` gives a new one per call.
+ */
+const answersAlikeOnBothPaths = (
+  url: string,
+  documents: ReadonlyArray<() => string>,
+  headers: Record<string, string> = json
+) =>
+  Effect.forEach(documents, (document) =>
+    Effect.gen(function*() {
+      const routed = yield* send(url, { headers, body: document() })
+      const chunked = yield* send(url, { headers, chunks: [document()] })
+      assert.strictEqual(routed.status, chunked.status)
+      assert.strictEqual(routed.body, chunked.body)
+      const { "transfer-encoding": _, ...routedHeaders } = comparableHeaders(routed.headers)
+      assert.deepStrictEqual(routedHeaders, comparableHeaders(chunked.headers))
+    }), { discard: true })
+
+const sampleDocuments = [
+  () => JSON.stringify({ email: unique(), source: "landing" }),
+  () => JSON.stringify({ email: "no-at-sign", source: "landing" }),
+  () => JSON.stringify({ email: unique(), source: "elsewhere" }),
+  () => "not json"
+]
+
 const members = Effect.flatMap(Waitlist, (waitlist) => Stream.runCollect(waitlist.members))
 
 layer(serverWith(layerTest).pipe(Layer.provideMerge(layerTest)), { excludeTestServices: true })(
@@ -303,6 +331,13 @@ layer(serverWith(layerTest).pipe(Layer.provideMerge(layerTest)), { excludeTestSe
     })
 
     describe("around the operation", () => {
+      it.effect("answers alike whichever of its two handlers serves the request", () =>
+        Effect.gen(function*() {
+          const url = yield* baseUrl
+          yield* answersAlikeOnBothPaths(url, sampleDocuments)
+          yield* answersAlikeOnBothPaths(url, sampleDocuments.slice(0, 1), { "content-type": "text/plain" })
+        }))
+
       it.effect("answers other methods 405 with Allow", () =>
         Effect.gen(function*() {
           const url = yield* baseUrl
@@ -372,6 +407,7 @@ layer(
       assert.strictEqual(fromLanding.headers["access-control-allow-origin"], landing)
       const other = yield* send(url, { method: "OPTIONS", headers: { origin: "https://c.example" } })
       assert.isUndefined(other.headers["access-control-allow-origin"])
+      yield* answersAlikeOnBothPaths(url, sampleDocuments, { ...json, origin: landing })
     }))
 })
 
@@ -388,6 +424,7 @@ layer(serverWith(failing(() => Effect.fail(new Unavailable({ retryAfter: 7 }))))
     it.effect("answers unavailable with Retry-After", () =>
       Effect.gen(function*() {
         expectUnavailable(yield* join(yield* baseUrl, unique()), "7")
+        yield* answersAlikeOnBothPaths(yield* baseUrl, sampleDocuments)
       }))
   }
 )
@@ -398,6 +435,7 @@ layer(serverWith(failing(() => Effect.die(new Error("bug")))), { excludeTestServ
     it.effect("answers a defect as unavailable", () =>
       Effect.gen(function*() {
         expectUnavailable(yield* join(yield* baseUrl, unique()), "5")
+        yield* answersAlikeOnBothPaths(yield* baseUrl, sampleDocuments)
       }))
   }
 )
@@ -413,6 +451,7 @@ layer(
       const url = yield* baseUrl
       expectUnavailable(yield* join(url, unique()), "30")
       expectAnswer(yield* join(url, "bad"), 422, invalidEmail)
+      yield* answersAlikeOnBothPaths(url, sampleDocuments)
     }))
 })
 

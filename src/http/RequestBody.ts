@@ -5,12 +5,14 @@ import type { HttpServerRequest } from "effect/http/HttpServerRequest"
 /** Request bodies as both APIs read them: JSON only, strict UTF-8, and a size limit checked before reading. */
 
 /** `application/json`, with any parameters, in any case. */
-export const isJson = (request: HttpServerRequest): boolean => {
-  const contentType = request.headers["content-type"]
+export const isJsonType = (contentType: string | undefined): boolean => {
   if (contentType === undefined) return false
   const end = contentType.indexOf(";")
   return (end === -1 ? contentType : contentType.slice(0, end)).trim().toLowerCase() === "application/json"
 }
+
+/** Whether the request's body is declared `application/json` (see `isJsonType`). */
+export const isJson = (request: HttpServerRequest): boolean => isJsonType(request.headers["content-type"])
 
 /** How large a body may be, as the platform's reader takes it and in bytes (converted once, not per request). */
 export interface Limit {

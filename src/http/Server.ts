@@ -7,6 +7,8 @@ import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import type { Duplex } from "node:stream"
 import { Api } from "./Api.ts"
 import { HealthLive } from "./Health.ts"
+import * as JoinRoute from "./JoinRoute.ts"
+import type { NodeRoute } from "./JoinRoute.ts"
 import { LandingPageLive } from "./LandingPage.ts"
 import * as RequestLog from "./RequestLog.ts"
 import { WaitlistHttpLive, WaitlistMethodsLive } from "./WaitlistHttp.ts"
@@ -50,7 +52,14 @@ const badRequestResponse = "HTTP/1.1 400 Bad Request\r\nContent-Type: applicatio
   + `Content-Length: ${badRequest.length}\r\nConnection: close\r\n\r\n${badRequest}`
 const methodNotAllowed = `{"error":"method_not_allowed"}`
 
-type Pending = readonly [IncomingMessage, ServerResponse]
+type Listener = (request: IncomingMessage, response: ServerResponse) => void
+
+export interface NodeServerOptions {
+  /** Logs every request once answered. */
+  readonly requestLog?: RequestLog.RequestLog | undefined
+  /** Served before the router (see `JoinRoute`). */
+  readonly route?: NodeRoute | undefined
+}
 
 /**
  * The Node HTTP server under the service, with what Node answers by itself made to keep the contract:
@@ -63,20 +72,29 @@ type Pending = readonly [IncomingMessage, ServerResponse]
  * - Requests that arrive after the port opens but before the routes are attached wait for them: Node
  *   would otherwise hand them to nobody, and they would never be answered.
  * - With a `requestLog`, every request is logged once answered.
+ * - With a `route`, it sees each request first, and the router gets what it leaves.
+ *
+ * The server's one `request` listener dispatches: the router's handler, which the platform attaches
+ * with `server.on("request", …)`, is taken from the server and called from here.
  */
-export const makeNodeServer = (requestLog?: RequestLog.RequestLog): Server => {
-  const pending: Array<Pending> = []
+export const makeNodeServer = ({ requestLog, route }: NodeServerOptions = {}): Server => {
+  let router: Listener | undefined
+  const pending: Array<Parameters<Listener>> = []
   const server = createServer((request, response) => {
     requestLog?.track(request, response)
-    // Until the service's own handler is attached, this is the only listener.
-    if (server.listenerCount("request") === 1) pending.push([request, response])
+    if (router === undefined) return void pending.push([request, response])
+    if (route?.(request, response) !== true) router(request, response)
   })
-  server.on("newListener", (event: string | symbol, listener: (...args: Pending) => void) => {
-    if (event === "request" && pending.length > 0) {
-      setImmediate(() => {
-        for (const [request, response] of pending.splice(0)) listener(request, response)
-      })
-    }
+  server.on("newListener", (event: string | symbol, listener: Listener) => {
+    if (event !== "request" || router !== undefined) return
+    router = listener
+    // Node adds the listener after this event: it is taken off once added, and the dispatcher calls it.
+    process.nextTick(() => server.off("request", listener))
+    setImmediate(() => {
+      for (const [request, response] of pending.splice(0)) {
+        if (route?.(request, response) !== true) listener(request, response)
+      }
+    })
   })
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
     const response = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage
@@ -109,8 +127,14 @@ export const makeNodeServer = (requestLog?: RequestLog.RequestLog): Server => {
 export const NodeServerLive = Layer.unwrap(Effect.gen(function*() {
   const { host, port } = yield* ServerConfig
   const requestLog = (yield* RequestLog.Enabled) ? yield* RequestLog.make() : undefined
-  return NodeHttpServer.layer(
-    () => makeNodeServer(requestLog),
-    Option.match(host, { onNone: () => ({ port }), onSome: (host) => ({ host, port }) })
-  )
+  return nodeServer(Option.match(host, { onNone: () => ({ port }), onSome: (host) => ({ host, port }) }), requestLog)
 }))
+
+/** The Node server (`makeNodeServer`) listening at `listen`, with the waitlist's `JoinRoute`. */
+export const nodeServer = (
+  listen: { readonly host?: string; readonly port: number },
+  requestLog?: RequestLog.RequestLog
+) =>
+  Layer.unwrap(
+    Effect.map(JoinRoute.make, (route) => NodeHttpServer.layer(() => makeNodeServer({ requestLog, route }), listen))
+  )

@@ -1,4 +1,3 @@
-import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { ByteSize, Cause, Config, Effect, Layer, Schema } from "effect"
 import { HttpEffect, HttpRouter, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
@@ -11,8 +10,7 @@ import { Api, joinWaitlist } from "./Api.ts"
 import * as RequestBody from "./RequestBody.ts"
 
 /** Larger bodies are refused unread (docs/API.md, "The rules, in the order they are checked", rule 1). */
-const maxBody = RequestBody.limit(ByteSize.kibibytes(64))
-const maxBodyBytes = maxBody.bytes
+export const maxBody = RequestBody.limit(ByteSize.kibibytes(64))
 
 const path = joinWaitlist.path
 
@@ -28,47 +26,13 @@ const refuseOversized = HttpEffect.appendPreResponseHandler((_, response) =>
   Effect.succeed(HttpServerResponse.setHeader(response, "connection", "close"))
 ).pipe(Effect.andThen(Effect.fail(new InvalidJson())))
 
-// The body straight from Node's request: a few listeners, where the platform's reader memoises an
-// effect by running one and waits for the stream to close as well as end (a sixth of the CPU of an
-// answer, profiled). A request that expects `100-continue` goes through the platform, which sends it.
-const readNodeBody = (request: HttpServerRequest) =>
-  Effect.callback<Uint8Array, InvalidJson, HttpServerRequest>((resume) => {
-    const incoming = NodeHttpServerRequest.toIncomingMessage(request)
-    const chunks: Array<Buffer> = []
-    let size = 0
-    const stop = () => {
-      incoming.off("data", onData)
-      incoming.off("end", onEnd)
-      incoming.off("error", onError)
-    }
-    const onData = (chunk: Buffer) => {
-      size += chunk.length
-      if (size <= maxBodyBytes) return void chunks.push(chunk)
-      stop()
-      resume(refuseOversized)
-    }
-    const onEnd = () => {
-      stop()
-      resume(Effect.succeed(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)))
-    }
-    const onError = () => {
-      stop()
-      resume(refuseOversized)
-    }
-    incoming.on("data", onData)
-    incoming.on("end", onEnd)
-    incoming.on("error", onError)
-    return Effect.sync(stop)
-  })
-
-const readBody = (request: HttpServerRequest) => {
-  if (RequestBody.declaresMoreThan(request, maxBody)) return refuseOversized
-  if (request.headers.expect === undefined) return readNodeBody(request)
-  return Effect.flatMap(
+// Most joins never get here: `JoinRoute` answers them before the router. What it leaves to this handler
+// is rare (a chunked body, one declared over the limit, `Expect`), and read with the platform's reader.
+const readBody = (request: HttpServerRequest) =>
+  Effect.flatMap(
     RequestBody.read(request, maxBody),
     (body) => body === undefined ? refuseOversized : Effect.succeed(body)
   )
-}
 
 const readJoinRequest = (request: HttpServerRequest) =>
   RequestBody.isJson(request)

@@ -1,10 +1,9 @@
-import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { HttpServer } from "effect/http"
 import { request } from "node:http"
 import type { IncomingHttpHeaders } from "node:http"
 import * as RequestLog from "../../src/http/RequestLog.ts"
-import { HttpLive, makeNodeServer } from "../../src/http/Server.ts"
+import { HttpLive, nodeServer } from "../../src/http/Server.ts"
 import type { Waitlist } from "../../src/services/waitlist/Waitlist.ts"
 
 /**
@@ -13,11 +12,11 @@ import type { Waitlist } from "../../src/services/waitlist/Waitlist.ts"
  */
 export const serverWith = <E, R>(waitlist: Layer.Layer<Waitlist, E, R>, requestLog?: (chunk: string) => void) =>
   HttpLive.pipe(
-    Layer.provide(waitlist),
     Layer.provideMerge(Layer.unwrap(Effect.map(
       requestLog === undefined ? Effect.succeed(undefined) : RequestLog.make(requestLog),
-      (log) => NodeHttpServer.layer(() => makeNodeServer(log), { host: "127.0.0.1", port: 0 })
-    )))
+      (log) => nodeServer({ host: "127.0.0.1", port: 0 }, log)
+    ))),
+    Layer.provide(waitlist)
   )
 
 export const baseUrl = Effect.map(HttpServer.HttpServer, (server) => {

@@ -1,8 +1,7 @@
-import { NodeHttpServer } from "@effect/platform-node"
 import { assert } from "@effect/vitest"
 import { ConfigProvider, Duration, Effect, Layer, Redacted } from "effect"
 import { PreviewHttpLive } from "../../src/http/JobsPreview.ts"
-import { makeNodeServer } from "../../src/http/Server.ts"
+import { nodeServer } from "../../src/http/Server.ts"
 import type { Scope } from "../../src/schema/ApiKey.ts"
 import * as ApiKeys from "../../src/services/access/ApiKeys.ts"
 import * as ApiKeysLive from "../../src/services/access/ApiKeysLive.ts"
@@ -124,9 +123,9 @@ export const servicesLive = (
 /** The real HTTP stack with the Job API preview on an ephemeral port, over the given Job services. */
 export const previewServerWith = <E, R>(services: Layer.Layer<JobServices, E, R>) =>
   PreviewHttpLive.pipe(
-    Layer.provide(WaitlistTest.layerTest),
     Layer.provideMerge(services),
-    Layer.provideMerge(NodeHttpServer.layer(() => makeNodeServer(), { host: "127.0.0.1", port: 0 }))
+    Layer.provideMerge(nodeServer({ host: "127.0.0.1", port: 0 })),
+    Layer.provide(WaitlistTest.layerTest)
   )
 
 export const allScopes: ReadonlyArray<Scope> = ["jobs:read", "jobs:write", "approvals:write"]
