@@ -6,7 +6,8 @@ import type { SqlError } from "effect/sql/SqlError"
  * Members are kept as UTF-8 bytes (`bytea`): the contract accepts any well-formed text, U+0000
  * included, which a PostgreSQL `text` column cannot hold. `email_key` is the lower-cased address,
  * the identity of a member; `email` is the spelling of the first registration.
- * `last_submitted_at` makes a repeated registration write as much as a new one (docs/API.md, "The waitlist").
+ * `last_submitted_at` made a repeated registration write as much as a new one; it is no longer written
+ * (the log message of `WaitlistLive` does that without a row lock), and kept with what it holds.
  */
 const createWaitlistMembers = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient

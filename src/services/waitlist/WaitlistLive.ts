@@ -39,7 +39,11 @@ export const layerLive = Layer.effect(Waitlist)(Effect.gen(function*() {
   // members it holds. A batch starts as soon as fewer than `concurrentBatches` are being written, so a
   // join waits for no timer, and under load the batches grow instead of the queue for connections.
   // Every address of a batch, new or known, is answered by the same commit: a batch cannot reveal
-  // membership by its timing, and the statement writes for a known address too.
+  // membership by its timing. A batch of known addresses only would write nothing, and its commit
+  // would skip the flush to disk: every batch also writes a transactional message to the write-ahead
+  // log (`pg_logical_emit_message`, a few bytes that no table keeps), so every commit is flushed alike.
+  // Known rows are not updated: an update locks its row, and concurrent batches repeating a popular
+  // address waited on each other's commits (docs/PERFORMANCE.md).
   const clock = yield* Clock.Clock
   const timeoutMillis = Duration.toMillis(statementTimeout)
   const batches = { inFlight: 0, slotFree: Latch.makeUnsafe(true) }
@@ -64,7 +68,8 @@ export const layerLive = Layer.effect(Waitlist)(Effect.gen(function*() {
       SELECT email_key, email FROM unnest(
         ${keys.map((key) => utf8.encode(key))}::bytea[], ${keys.map((key) => utf8.encode(members.get(key)!))}::bytea[]
       ) AS batch(email_key, email)
-      ON CONFLICT (email_key) DO UPDATE SET last_submitted_at = now()`.raw,
+      WHERE pg_logical_emit_message(true, 'waitlist', '') IS NOT NULL
+      ON CONFLICT (email_key) DO NOTHING`.raw,
       Duration.millis(left)
     )
   }
