@@ -469,24 +469,29 @@ try {
   const cpu = (c: { server: number; postgres: number } | undefined) =>
     c === undefined ? "–" : `${int(c.server)} + ${int(c.postgres)}`
   const row = (values: ReadonlyArray<string | number>) => `| ${values.join(" | ")} |`
+  const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string | number>>) => [
+    row(header),
+    row(header.map(() => "---")),
+    ...rows.map(row),
+    ""
+  ]
   const lines = [
     "",
-    row([
-      "load",
-      "service req/s",
-      "hand-written req/s",
-      "ratio",
-      "ratio over rounds",
-      "p99 service / hand-written",
-      "CPU µs/req service (server + PostgreSQL)",
-      "hand-written",
-      "batched req/s",
-      "batched CPU µs/req",
-      "service RSS MB"
-    ]),
-    row(Array(11).fill("---")),
-    ...comparison.map((c) =>
-      row([
+    ...table(
+      [
+        "load",
+        "service req/s",
+        "hand-written req/s",
+        "ratio",
+        "ratio over rounds",
+        "p99 service / hand-written",
+        "service CPU µs/req (server + PostgreSQL)",
+        "hand-written CPU µs/req",
+        "batched req/s",
+        "batched CPU µs/req",
+        "service RSS MB"
+      ],
+      comparison.map((c) => [
         c.load,
         int(c.serviceRps),
         int(c.handWrittenRps),
@@ -500,22 +505,20 @@ try {
         int(c.serviceRss)
       ])
     ),
-    "",
-    row([
-      "server",
-      "load",
-      "req/s",
-      "p50 ms",
-      "p99 ms",
-      "server CPU µs/req",
-      "PostgreSQL CPU µs/req",
-      "RSS MB at end",
-      "non-2xx",
-      "socket errors"
-    ]),
-    row(Array(10).fill("---")),
-    ...cells.map((c) =>
-      row([
+    ...table(
+      [
+        "server",
+        "load",
+        "req/s",
+        "p50 ms",
+        "p99 ms",
+        "server CPU µs/req",
+        "PostgreSQL CPU µs/req",
+        "RSS MB at end",
+        "non-2xx",
+        "socket errors"
+      ],
+      cells.map((c) => [
         c.server,
         c.load,
         int(c.rps),
@@ -528,18 +531,15 @@ try {
         c.socketErrors
       ])
     ),
-    "",
-    row(["server", "started as", "RSS MB idle", "peak RSS MB"]),
-    row(Array(4).fill("---")),
-    ...servers.map((server) =>
-      row([
+    ...table(
+      ["server", "started as", "RSS MB idle", "peak RSS MB"],
+      servers.map((server) => [
         server.name,
         `\`${server.command}\``,
         int(server.idleRss),
         int(memoryByServer[server.name]!.peakRss)
       ])
-    ),
-    ""
+    )
   ]
   const embedded = loads.filter((load) => load.mix === "unique").map((load) =>
     `${(cell("embedded", load)!.rps / cell("service", load)!.rps).toFixed(2)} at c=${load.connections}`
