@@ -1,23 +1,38 @@
 /**
- * The waitlist side by side with the hand-written baseline (`bench/baseline.ts`), in one run, against
- * the same PostgreSQL (BENCH_DATABASE_URL, default the local server), plus the service on its embedded
- * store. Each server gets a new database (dropped afterwards) and the same load from wrk: new
- * addresses, and a mix where 90% repeat known ones, at 16 and 64 connections, warm-up first, then
- * interleaved rounds. wrk runs pinned to CPU 1 when `taskset` can pin it; the servers and PostgreSQL
- * are left to the scheduler, as they would run on a two-core machine of their own (pinning the server
- * to one CPU put V8's collector threads on the server's own CPU and doubled its p99).
+ * The waitlist from outside, side by side with hand-written servers, in one run, against the same
+ * PostgreSQL (BENCH_DATABASE_URL, default the local server), each server on a new database of its own
+ * (dropped afterwards):
  *
- *   npm run bench                        # BENCH_ROUNDS=3 BENCH_SECONDS=5
+ * - `service`: the service as `npm start` runs it (the command line of package.json's `start` script);
+ * - `hand-written`: `bench/baseline.ts`, node:http + `pg`, one `INSERT … ON CONFLICT DO NOTHING` per request;
+ * - `batched`: the same server batching concurrent inserts as the service does (`BENCH_BATCHED=false` skips it);
+ * - `embedded`: the service on its embedded store (no PostgreSQL);
+ * - `compare`: with `BENCH_COMPARE=<checkout>`, another checkout's service (a `git worktree` of an
+ *   earlier commit, with its node_modules), so that a change is measured against what came before it.
+ *
+ * Each server runs pinned to CPU 0 and wrk to CPU 1 (PostgreSQL is left to the scheduler), so that the
+ * CPU a server spends per request is what limits it and what is measured. The load: new addresses, and
+ * a mix where 90% repeat known ones, at 16 and 64 connections; a warm-up, then interleaved rounds.
+ * Per cell: req/s, p50, p99, CPU per request of the server and of PostgreSQL (from /proc), resident
+ * memory at the end of the cell; per server, the peak.
+ *
+ *   npm run bench                        # BENCH_ROUNDS=3 BENCH_SECONDS=8
+ *   BENCH_SECONDS=3 BENCH_ROUNDS=1 BENCH_BATCHED=false node bench/waitlist.ts
  *   BENCH_COMPARE=/tmp/before node bench/waitlist.ts
- *
- * `BENCH_COMPARE` names another checkout (a `git worktree` of an earlier commit, with its
- * node_modules): its service runs in the same rounds on a database of its own, so that a change is
- * measured against what came before it in one run.
  */
-const compare = process.env.BENCH_COMPARE
 import { execFileSync, spawn } from "node:child_process"
 import type { ChildProcess } from "node:child_process"
-import { mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import {
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync
+} from "node:fs"
+import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -25,14 +40,21 @@ import { admin, databaseUrl } from "./Database.ts"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
-const seconds = Number(process.env.BENCH_SECONDS ?? 5)
-const connections = [16, 64]
-const mixes = [{ name: "unique", repeat: 0 }, { name: "90% repeat", repeat: 0.9 }] as const
+const seconds = Number(process.env.BENCH_SECONDS ?? 8)
+const withBatched = process.env.BENCH_BATCHED !== "false"
+const compare = process.env.BENCH_COMPARE
 const output = process.env.BENCH_OUTPUT ?? join(root, "bench", "results", "waitlist.json")
+const loads = [
+  { mix: "unique", repeat: 0, connections: 64, name: "new addresses, 64 connections" },
+  { mix: "unique", repeat: 0, connections: 16, name: "new addresses, 16 connections" },
+  { mix: "90% known", repeat: 0.9, connections: 64, name: "90% known addresses, 64 connections" },
+  { mix: "90% known", repeat: 0.9, connections: 16, name: "90% known addresses, 16 connections" }
+] as const
+type Load = typeof loads[number]
 
 const canPin = (() => {
   try {
-    execFileSync("taskset", ["-c", "0", "true"])
+    execFileSync("taskset", ["-c", "1", "true"])
     return true
   } catch {
     return false
@@ -41,57 +63,202 @@ const canPin = (() => {
 const pinned = (cpu: number, command: string, args: ReadonlyArray<string>): [string, Array<string>] =>
   canPin ? ["taskset", ["-c", String(cpu), command, ...args]] : [command, [...args]]
 
+// --- /proc ---
+
+const ticksPerSecond = (() => {
+  try {
+    return Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim())
+  } catch {
+    return 100
+  }
+})()
+
+const readOr = (path: string, fallback: string) => {
+  try {
+    return readFileSync(path, "utf8")
+  } catch {
+    return fallback
+  }
+}
+
+/** utime + stime of a process (all its threads), in clock ticks; its parent's pid. */
+const stat = (pid: number) => {
+  const text = readOr(`/proc/${pid}/stat`, "")
+  // The command name may hold spaces and parentheses: the fields are counted after its last ")".
+  const fields = text.slice(text.lastIndexOf(")") + 2).split(" ")
+  return { ppid: Number(fields[1]), ticks: Number(fields[11] ?? 0) + Number(fields[12] ?? 0) }
+}
+
+const pids = () => readdirSync("/proc").filter((name) => /^\d+$/.test(name)).map(Number)
+
+/** Resident memory now (`VmRSS`) and at its peak (`VmHWM`), in MB. */
+const memory = (pid: number) => {
+  const status = readOr(`/proc/${pid}/status`, "")
+  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN)
+  return { rss: kb("VmRSS") / 1024, peak: kb("VmHWM") / 1024 }
+}
+
+/**
+ * The process that listens on `port`: the one started or one of its descendants (should the start
+ * command fork), found by the inode of its listening socket.
+ */
+const listener = (started: number, port: number) => {
+  const hexPort = port.toString(16).toUpperCase().padStart(4, "0")
+  const inodes = new Set(
+    ["/proc/net/tcp", "/proc/net/tcp6"].flatMap((table) =>
+      readOr(table, "").split("\n").slice(1).map((line) => line.trim().split(/\s+/))
+        .filter((fields) => fields[1]?.endsWith(`:${hexPort}`) && fields[3] === "0A")
+        .map((fields) => `socket:[${fields[9]}]`)
+    )
+  )
+  const family = [started]
+  const parents = new Map(pids().map((pid) => [pid, stat(pid).ppid]))
+  for (let i = 0; i < family.length; i++) {
+    for (const [pid, ppid] of parents) if (ppid === family[i]) family.push(pid)
+  }
+  const listening = family.find((pid) => {
+    try {
+      return readdirSync(`/proc/${pid}/fd`).some((fd) => inodes.has(readlinkSync(`/proc/${pid}/fd/${fd}`)))
+    } catch {
+      return false
+    }
+  })
+  return listening ?? started
+}
+
+// A client backend names its database in its process title: `postgres: <user> <database> <host(port)> …`.
+const backendOf = /^postgres: \S+ (\S+) (?:\S+\(\d+\)|\[local\])/
+
+/**
+ * CPU ticks of every PostgreSQL process by pid: the shared processes (WAL writer, checkpointer, …) and
+ * the backends of `database`, not those of other databases (another bench or test on the same server).
+ */
+const postgresTicks = (database: string | undefined) => {
+  const ticks = new Map<number, number>()
+  for (const pid of pids()) {
+    if (readOr(`/proc/${pid}/comm`, "").trim() !== "postgres") continue
+    const title = readOr(`/proc/${pid}/cmdline`, "").replaceAll("\0", " ")
+    const backend = backendOf.exec(title)
+    if (backend !== null && backend[1] !== database) continue
+    ticks.set(pid, stat(pid).ticks)
+  }
+  return ticks
+}
+
+const ticksSince = (before: ReadonlyMap<number, number>, after: ReadonlyMap<number, number>) => {
+  let sum = 0
+  for (const [pid, ticks] of after) sum += ticks - (before.get(pid) ?? 0)
+  return sum
+}
+
+// --- servers ---
+
 interface Server {
   readonly name: string
+  readonly command: string
   readonly port: number
-  readonly process: ChildProcess
+  readonly child: ChildProcess
+  /** The process that serves (the listener), measured. */
+  readonly pid: number
+  readonly database: string | undefined
+  readonly idleRss: number
   readonly cleanup: () => Promise<void>
 }
 
-const start = async (
-  name: string,
-  script: string,
-  env: Record<string, string>,
-  cleanup: () => Promise<void>,
-  cwd: string = root
-) => {
-  const port = 20000 + Math.floor(Math.random() * 20000)
-  const [command, args] = [process.execPath, [script]]
+/**
+ * The command line `npm start` runs in `checkout`, without npm in between (it would be one more
+ * process on the server's CPU): package.json's `start` script, `NAME=value` prefixes as environment,
+ * `node` as this Node. Its `prestart` script, if any (a build), is run first, once.
+ */
+const startCommand = (checkout: string) => {
+  const scripts = JSON.parse(readFileSync(join(checkout, "package.json"), "utf8")).scripts as Record<string, string>
+  const script = scripts.start
+  if (script === undefined || /[|&;<>`$()]/.test(script)) {
+    throw new Error(`bench/waitlist.ts runs a start script of the form [NAME=value …] node …; got: ${script}`)
+  }
+  if (scripts.prestart !== undefined) execFileSync("npm", ["run", "prestart"], { cwd: checkout, stdio: "inherit" })
+  const words = script.trim().split(/\s+/)
+  const env: Record<string, string> = {}
+  while (/^[A-Za-z_]\w*=/.test(words[0]!)) {
+    const [name, ...value] = words.shift()!.split("=")
+    env[name!] = value.join("=")
+  }
+  if (words.shift() !== "node") throw new Error(`the start script does not run node: ${script}`)
+  return { args: words, env, text: script }
+}
+
+const freePort = async (): Promise<number> => {
+  // Below the kernel's ephemeral range, where wrk's own connections take their ports.
+  const port = 20000 + Math.floor(Math.random() * 12000)
+  const free = await new Promise<boolean>((resolve) => {
+    const probe = createServer().once("error", () => resolve(false))
+    probe.listen(port, "127.0.0.1", () => probe.close(() => resolve(true)))
+  })
+  return free ? port : freePort()
+}
+
+const start = async (options: {
+  readonly name: string
+  readonly args: ReadonlyArray<string>
+  readonly command: string
+  readonly env: Record<string, string>
+  readonly database: string | undefined
+  readonly cleanup: () => Promise<void>
+  readonly cwd?: string
+}) => {
+  const port = await freePort()
+  const [command, args] = pinned(0, process.execPath, options.args)
   // The request log goes where a log shipper would take it, and costs the bench nothing to read.
   const child = spawn(command, args, {
-    cwd,
-    env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1" },
+    cwd: options.cwd ?? root,
+    env: { ...process.env, ...options.env, PORT: String(port), HOST: "127.0.0.1" },
     stdio: ["ignore", openSync("/dev/null", "w"), "inherit"]
   })
   let exited: number | null | undefined
   child.on("exit", (code) => exited = code)
   while ((await fetch(`http://127.0.0.1:${port}/`).then(() => true, () => false)) === false) {
-    if (exited !== undefined) throw new Error(`${name} exited with ${exited}`)
+    if (exited !== undefined) {
+      await options.cleanup()
+      throw new Error(`${options.name} exited with ${exited}`)
+    }
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
-  return { name, port, process: child, cleanup } satisfies Server
+  const pid = listener(child.pid!, port)
+  return {
+    name: options.name,
+    command: options.command,
+    port,
+    child,
+    pid,
+    database: options.database,
+    idleRss: memory(pid).rss,
+    cleanup: options.cleanup
+  } satisfies Server
 }
 
 const stop = async (server: Server) => {
-  const exited = new Promise((resolve) => server.process.once("exit", resolve))
-  server.process.kill("SIGTERM")
-  await exited
+  if (server.child.exitCode === null) {
+    const exited = new Promise((resolve) => server.child.once("exit", resolve))
+    server.child.kill("SIGTERM")
+    await exited
+  }
   await server.cleanup()
 }
 
-/** Peak resident memory of a server process so far, in MB (`VmHWM`). */
-const peakRss = (server: Server) => {
-  const status = readFileSync(`/proc/${server.process.pid}/status`, "utf8")
-  return Number(/VmHWM:\s+(\d+) kB/.exec(status)![1]) / 1024
-}
+// --- load ---
 
 interface Run {
   readonly rps: number
   readonly p50: number
   readonly p99: number
+  readonly requests: number
   readonly non2xx: number
   readonly socketErrors: number
-  readonly requests: number
+  /** CPU per completed request, µs: the server's process, and PostgreSQL's processes. */
+  readonly serverCpu: number
+  readonly postgresCpu: number
+  /** Resident memory of the server at the end of the run, MB. */
+  readonly rss: number
 }
 
 const toMs = (value: string, unit: string) => Number(value) * ({ us: 0.001, ms: 1, s: 1000 }[unit] ?? NaN)
@@ -108,22 +275,31 @@ const wrk = (server: Server, options: { connections: number; seconds: number; re
     join(root, "bench", "waitlist.lua"),
     `http://127.0.0.1:${server.port}`
   ])
+  const serverBefore = stat(server.pid).ticks
+  const postgresBefore = postgresTicks(server.database)
   const text = execFileSync(command, args, {
     encoding: "utf8",
     env: { ...process.env, BENCH_PREFIX: options.prefix, BENCH_REPEAT: String(options.repeat) }
   })
+  const serverTicks = stat(server.pid).ticks - serverBefore
+  const postgres = ticksSince(postgresBefore, postgresTicks(server.database))
   const latency = (percent: string) => {
     const match = new RegExp(`${percent}%\\s+([\\d.]+)(us|ms|s)`).exec(text)!
     return toMs(match[1]!, match[2]!)
   }
   const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(text)
+  const requests = Number(/(\d+) requests in/.exec(text)![1])
+  const perRequest = (ticks: number) => ticks / ticksPerSecond * 1e6 / requests
   return {
     rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(text)![1]),
     p50: latency("50"),
     p99: latency("99"),
+    requests,
     non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(text)?.[1] ?? 0),
     socketErrors: socket === null ? 0 : socket.slice(1).reduce((sum, n) => sum + Number(n), 0),
-    requests: Number(/(\d+) requests in/.exec(text)![1])
+    serverCpu: perRequest(serverTicks),
+    postgresCpu: perRequest(postgres),
+    rss: memory(server.pid).rss
   } satisfies Run
 }
 
@@ -133,57 +309,86 @@ const median = (values: ReadonlyArray<number>) => {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
 }
 
+// --- the run ---
+
 const run = Date.now().toString(36)
-const databases = {
-  service: `bench_service_${run}`,
-  baseline: `bench_baseline_${run}`,
-  compare: `bench_compare_${run}`
-}
+const service = startCommand(root)
 const dataDir = mkdtempSync(join(tmpdir(), "waitlist-bench-"))
 
-await admin(`CREATE DATABASE ${databases.service}`)
-await admin(`CREATE DATABASE ${databases.baseline}`)
-execFileSync(process.execPath, ["src/cli.ts", "db", "migrate"], {
-  cwd: root,
-  env: { ...process.env, DATABASE_URL: databaseUrl(databases.baseline) },
-  stdio: "ignore"
-})
+/** A new database for one server, dropped when it stops; migrated by the repository's command if asked. */
+const database = async (role: string, migrate: boolean) => {
+  const name = `bench_${role}_${run}`
+  await admin(`CREATE DATABASE ${name}`)
+  if (migrate) {
+    execFileSync(process.execPath, ["src/cli.ts", "db", "migrate"], {
+      cwd: root,
+      env: { ...process.env, DATABASE_URL: databaseUrl(name) },
+      stdio: "ignore"
+    })
+  }
+  return { name, url: databaseUrl(name), drop: () => admin(`DROP DATABASE ${name}`) }
+}
+
+const handWritten = async (name: string, writes: "single" | "batched") => {
+  const db = await database(writes === "single" ? "baseline" : "batched", true)
+  return start({
+    name,
+    args: ["bench/baseline.ts"],
+    command: `node bench/baseline.ts (BASELINE_WRITES=${writes})`,
+    env: { DATABASE_URL: db.url, BASELINE_WRITES: writes },
+    database: db.name,
+    cleanup: db.drop
+  })
+}
 
 const servers: Array<Server> = []
 try {
+  const serviceDb = await database("service", false)
   servers.push(
-    await start(
-      "waitlist",
-      "src/main.ts",
-      { DATABASE_URL: databaseUrl(databases.service) },
-      () => admin(`DROP DATABASE ${databases.service}`)
-    ),
-    await start(
-      "baseline",
-      "bench/baseline.ts",
-      { DATABASE_URL: databaseUrl(databases.baseline) },
-      () => admin(`DROP DATABASE ${databases.baseline}`)
-    ),
-    await start("waitlist embedded", "src/main.ts", { DATA_DIR: dataDir, DATABASE_URL: "" }, async () => {
-      rmSync(dataDir, { recursive: true, force: true })
+    await start({
+      name: "service",
+      args: service.args,
+      command: service.text,
+      env: { ...service.env, DATABASE_URL: serviceDb.url },
+      database: serviceDb.name,
+      cleanup: serviceDb.drop
+    }),
+    await handWritten("hand-written", "single")
+  )
+  if (withBatched) servers.push(await handWritten("batched", "batched"))
+  servers.push(
+    await start({
+      name: "embedded",
+      args: service.args,
+      command: `${service.text} (DATABASE_URL empty)`,
+      env: { ...service.env, DATA_DIR: dataDir, DATABASE_URL: "" },
+      database: undefined,
+      cleanup: async () => rmSync(dataDir, { recursive: true, force: true })
     })
   )
   if (compare !== undefined) {
-    await admin(`CREATE DATABASE ${databases.compare}`)
+    const theirs = startCommand(compare)
+    const compareDb = await database("compare", false)
     servers.push(
-      await start(
-        "waitlist (compare)",
-        "src/main.ts",
-        { DATABASE_URL: databaseUrl(databases.compare) },
-        () => admin(`DROP DATABASE ${databases.compare}`),
-        compare
-      )
+      await start({
+        name: "compare",
+        args: theirs.args,
+        command: `${theirs.text} (in ${compare})`,
+        env: { ...theirs.env, DATABASE_URL: compareDb.url },
+        database: compareDb.name,
+        cleanup: compareDb.drop,
+        cwd: compare
+      })
     )
   }
 
   process.stdout.write(
-    `${servers.length} servers, ${rounds} interleaved rounds of ${seconds} s per cell, `
-      + `${canPin ? "wrk pinned to CPU 1" : "wrk unpinned (no taskset)"}\n`
+    `${servers.length} servers (${servers.map((server) => server.name).join(", ")}), ${rounds} interleaved `
+      + `rounds of ${seconds} s per cell, `
+      + `${
+        canPin ? "each server pinned to CPU 0, wrk to CPU 1" : "unpinned (no taskset): CPU figures are not comparable"
+      }, `
+      + `service started as \`${service.text}\`\n`
   )
   // Warm-up: the JIT, the pools, and the known addresses of the repeat mix.
   for (const server of servers) {
@@ -191,68 +396,175 @@ try {
     wrk(server, { connections: 64, seconds: 3, repeat: 1, prefix: `warm.${run}` })
   }
 
-  const results: Record<string, Array<Run>> = {}
+  const results = new Map<string, Array<Run>>()
+  const key = (server: string, load: Load) => `${server}|${load.name}`
   for (let round = 0; round < rounds; round++) {
-    for (const mix of mixes) {
-      for (const c of connections) {
-        for (const server of servers) {
-          const result = wrk(server, { connections: c, seconds, repeat: mix.repeat, prefix: `r${round}.${run}` })
-          const cell = `${server.name}|${mix.name}|${c}`
-          ;(results[cell] ??= []).push(result)
-        }
+    for (const load of loads) {
+      for (const server of servers) {
+        const result = wrk(server, {
+          connections: load.connections,
+          seconds,
+          repeat: load.repeat,
+          prefix: `r${round}.${run}`
+        })
+        const runs = results.get(key(server.name, load)) ?? []
+        results.set(key(server.name, load), [...runs, result])
       }
     }
   }
 
   const cells = servers.flatMap((server) =>
-    mixes.flatMap((mix) =>
-      connections.map((c) => {
-        const runs = results[`${server.name}|${mix.name}|${c}`]!
-        return {
-          server: server.name,
-          mix: mix.name,
-          connections: c,
-          rps: median(runs.map((r) => r.rps)),
-          p50: median(runs.map((r) => r.p50)),
-          p99: median(runs.map((r) => r.p99)),
-          non2xx: runs.reduce((sum, r) => sum + r.non2xx, 0),
-          socketErrors: runs.reduce((sum, r) => sum + r.socketErrors, 0),
-          requests: runs.reduce((sum, r) => sum + r.requests, 0),
-          rounds: runs
-        }
-      })
-    )
+    loads.map((load) => {
+      const runs = results.get(key(server.name, load))!
+      const middle = (pick: (run: Run) => number) => median(runs.map(pick))
+      return {
+        server: server.name,
+        load: load.name,
+        mix: load.mix,
+        connections: load.connections,
+        rps: middle((r) => r.rps),
+        p50: middle((r) => r.p50),
+        p99: middle((r) => r.p99),
+        serverCpu: middle((r) => r.serverCpu),
+        postgresCpu: middle((r) => r.postgresCpu),
+        rss: runs.at(-1)!.rss,
+        requests: runs.reduce((sum, r) => sum + r.requests, 0),
+        non2xx: runs.reduce((sum, r) => sum + r.non2xx, 0),
+        socketErrors: runs.reduce((sum, r) => sum + r.socketErrors, 0),
+        rounds: runs
+      }
+    })
   )
-  const rss = Object.fromEntries(servers.map((server) => [server.name, peakRss(server)]))
-  const find = (server: string, mix: string, c: number) =>
-    cells.find((cell) => cell.server === server && cell.mix === mix && cell.connections === c)!
+  const cell = (server: string, load: Load) => cells.find((c) => c.server === server && c.load === load.name)
+  const memoryByServer = Object.fromEntries(servers.map((server) => [server.name, {
+    command: server.command,
+    idleRss: server.idleRss,
+    peakRss: memory(server.pid).peak
+  }]))
 
-  const pad = (value: string | number, width: number) => String(value).padStart(width)
-  const lines = [
-    `${"server".padEnd(18)}${"mix".padEnd(12)}${pad("c", 4)}${pad("req/s", 9)}${pad("p50 ms", 9)}${pad("p99 ms", 9)}`
-    + `${pad("non-2xx", 9)}${pad("sock err", 9)}${pad("RSS MB", 8)}${pad("vs base", 9)}`
+  const comparison = loads.map((load) => {
+    const ours = cell("service", load)!
+    const theirs = cell("hand-written", load)!
+    const batched = cell("batched", load)
+    const ratios = ours.rounds.map((r, round) => r.rps / theirs.rounds[round]!.rps)
+    return {
+      load: load.name,
+      serviceRps: ours.rps,
+      handWrittenRps: theirs.rps,
+      ratio: ours.rps / theirs.rps,
+      ratioRange: [Math.min(...ratios), Math.max(...ratios)],
+      p99: { service: ours.p99, handWritten: theirs.p99, ratio: ours.p99 / theirs.p99 },
+      cpu: {
+        service: { server: ours.serverCpu, postgres: ours.postgresCpu },
+        handWritten: { server: theirs.serverCpu, postgres: theirs.postgresCpu },
+        ...(batched === undefined ? {} : { batched: { server: batched.serverCpu, postgres: batched.postgresCpu } })
+      },
+      batchedRps: batched?.rps,
+      serviceRss: ours.rss
+    }
+  })
+
+  const int = (n: number) => Math.round(n).toLocaleString("en-US")
+  const ms = (n: number) => n.toFixed(1)
+  const cpu = (c: { server: number; postgres: number } | undefined) =>
+    c === undefined ? "–" : `${int(c.server)} + ${int(c.postgres)}`
+  const row = (values: ReadonlyArray<string | number>) => `| ${values.join(" | ")} |`
+  const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string | number>>) => [
+    row(header),
+    row(header.map(() => "---")),
+    ...rows.map(row),
+    ""
   ]
-  for (const cell of cells) {
-    const base = find("baseline", cell.mix, cell.connections)
-    lines.push(
-      `${cell.server.padEnd(18)}${cell.mix.padEnd(12)}${pad(cell.connections, 4)}${pad(cell.rps.toFixed(0), 9)}`
-        + `${pad(cell.p50.toFixed(2), 9)}${pad(cell.p99.toFixed(2), 9)}${pad(cell.non2xx, 9)}`
-        + `${pad(cell.socketErrors, 9)}${pad(rss[cell.server]!.toFixed(0), 8)}`
-        + `${pad(cell.server === "baseline" ? "" : (cell.rps / base.rps).toFixed(2), 9)}`
+  const lines = [
+    "",
+    ...table(
+      [
+        "load",
+        "service req/s",
+        "hand-written req/s",
+        "ratio",
+        "ratio over rounds",
+        "p99 service / hand-written",
+        "service CPU µs/req (server + PostgreSQL)",
+        "hand-written CPU µs/req",
+        "batched req/s",
+        "batched CPU µs/req",
+        "service RSS MB"
+      ],
+      comparison.map((c) => [
+        c.load,
+        int(c.serviceRps),
+        int(c.handWrittenRps),
+        c.ratio.toFixed(2),
+        `${c.ratioRange[0]!.toFixed(2)}–${c.ratioRange[1]!.toFixed(2)}`,
+        `${ms(c.p99.service)} / ${ms(c.p99.handWritten)} ms`,
+        cpu(c.cpu.service),
+        cpu(c.cpu.handWritten),
+        c.batchedRps === undefined ? "–" : int(c.batchedRps),
+        cpu(c.cpu.batched),
+        int(c.serviceRss)
+      ])
+    ),
+    ...table(
+      [
+        "server",
+        "load",
+        "req/s",
+        "p50 ms",
+        "p99 ms",
+        "server CPU µs/req",
+        "PostgreSQL CPU µs/req",
+        "RSS MB at end",
+        "non-2xx",
+        "socket errors"
+      ],
+      cells.map((c) => [
+        c.server,
+        c.load,
+        int(c.rps),
+        c.p50.toFixed(2),
+        c.p99.toFixed(2),
+        int(c.serverCpu),
+        int(c.postgresCpu),
+        int(c.rss),
+        c.non2xx,
+        c.socketErrors
+      ])
+    ),
+    ...table(
+      ["server", "started as", "RSS MB idle", "peak RSS MB"],
+      servers.map((server) => [
+        server.name,
+        `\`${server.command}\``,
+        int(server.idleRss),
+        int(memoryByServer[server.name]!.peakRss)
+      ])
     )
-  }
-  const embedded = connections.map((c) =>
-    `${(find("waitlist embedded", "unique", c).rps / find("waitlist", "unique", c).rps).toFixed(2)} at c=${c}`
+  ]
+  const embedded = loads.filter((load) => load.mix === "unique").map((load) =>
+    `${(cell("embedded", load)!.rps / cell("service", load)!.rps).toFixed(2)} at c=${load.connections}`
   )
-  lines.push("", `embedded/PostgreSQL req/s, unique: ${embedded.join(", ")}`)
-  const ratio = find("waitlist", "unique", 64).rps / find("baseline", "unique", 64).rps
+  lines.push(`embedded/PostgreSQL req/s, unique: ${embedded.join(", ")}`)
+  const ratio = comparison[0]!.ratio
   lines.push(`waitlist/baseline req/s at c=64 unique: ${ratio.toFixed(2)}`)
 
   mkdirSync(dirname(output), { recursive: true })
   writeFileSync(
     output,
-    JSON.stringify({ date: new Date().toISOString(), rounds, seconds, pinned: canPin, rss, cells, ratio }, null, 2)
-      + "\n"
+    JSON.stringify(
+      {
+        date: new Date().toISOString(),
+        rounds,
+        seconds,
+        pinned: canPin,
+        servers: memoryByServer,
+        comparison,
+        cells,
+        ratio
+      },
+      null,
+      2
+    ) + "\n"
   )
   process.stdout.write(`${lines.join("\n")}\n`)
 } finally {
