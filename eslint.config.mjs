@@ -2,7 +2,7 @@ import effect from "@effect/eslint-plugin"
 import tseslint from "typescript-eslint"
 
 export default tseslint.config(
-  { ignores: ["node_modules/**", ".data/**", "scratch/**"] },
+  { ignores: ["node_modules/**", ".data/**", "scratch/**", "dist/**"] },
   ...tseslint.configs.recommended,
   {
     plugins: { "@effect": effect },
