@@ -1,6 +1,7 @@
 import { assert, expect, layer } from "@effect/vitest"
 import { ConfigProvider, Effect, Exit, Layer } from "effect"
-import * as JobsPreview from "../src/http/JobsPreview.ts"
+import * as JobsGate from "../src/http/JobsGate.ts"
+import { PreviewHttpLive } from "../src/http/JobsPreview.ts"
 import { nodeServer } from "../src/http/Server.ts"
 import * as WaitlistTest from "../src/services/waitlist/WaitlistTest.ts"
 import { baseUrl, comparableHeaders, send, serverWith } from "./support/Http.ts"
@@ -63,7 +64,7 @@ layer(serverWith(WaitlistTest.layerTest), { excludeTestServices: true })("the Jo
 
 /** The service's HTTP layer as `main.ts` builds it, under the given environment. */
 const served = (env: Record<string, string>) =>
-  JobsPreview.layer(servicesTest()).pipe(
+  JobsGate.layer(async () => PreviewHttpLive.pipe(Layer.provide(servicesTest()))).pipe(
     Layer.provideMerge(nodeServer({ host: "127.0.0.1", port: 0 })),
     Layer.provide(WaitlistTest.layerTest),
     Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown(env)))

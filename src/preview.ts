@@ -1,0 +1,58 @@
+import { Effect, Layer } from "effect"
+import { PreviewHttpLive } from "./http/JobsPreview.ts"
+import * as ApiKeysLive from "./services/access/ApiKeysLive.ts"
+import * as Idempotency from "./services/access/Idempotency.ts"
+import * as IdempotencyLive from "./services/access/IdempotencyLive.ts"
+import * as EventFeed from "./services/events/EventFeed.ts"
+import * as EventSignal from "./services/events/EventSignal.ts"
+import * as Interpreter from "./services/interpreter/Interpreter.ts"
+import * as Approvals from "./services/jobs/Approvals.ts"
+import * as Jobs from "./services/jobs/Jobs.ts"
+import * as JobsLive from "./services/jobs/JobsLive.ts"
+import * as JobStoreLive from "./services/jobs/JobStoreLive.ts"
+import * as JobWork from "./services/jobs/JobWork.ts"
+import * as ProposalsLive from "./services/jobs/ProposalsLive.ts"
+import * as Verifier from "./services/jobs/Verifier.ts"
+import * as Providers from "./services/providers/Configured.ts"
+
+/**
+ * The Job API preview as the service runs it (`JOBS_API=preview`): its routes over the Live Job
+ * services, and their background work on the durable engine. `main.ts` loads this module only when
+ * the preview is on.
+ */
+
+// The background work is built in the background: the service starts while its database is down. The
+// engine's modules are loaded only then (effect/cluster: 11 MB).
+const RunnerLive = Layer.unwrap(
+  Effect.promise(() => import("./services/jobs/JobRunner.ts")).pipe(
+    Effect.map((JobRunner) =>
+      JobRunner.inBackground(
+        JobRunner.layer().pipe(Layer.provide(JobRunner.engine), Layer.provide(Interpreter.layer))
+      )
+    )
+  )
+)
+
+export const JobServicesLive = Layer.mergeAll(
+  RunnerLive,
+  Idempotency.pruneLoop(),
+  Jobs.pruneEventsLoop(),
+  EventFeed.layer
+)
+  .pipe(
+    Layer.provideMerge(
+      Layer.mergeAll(
+        JobsLive.layerLive,
+        ProposalsLive.layerLive,
+        Approvals.layerLive,
+        JobStoreLive.layerLive,
+        Verifier.layer,
+        IdempotencyLive.layerLive,
+        ApiKeysLive.layerLive
+      )
+    ),
+    Layer.provideMerge(Providers.layer),
+    Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layer))
+  )
+
+export const PreviewLive = PreviewHttpLive.pipe(Layer.provide(JobServicesLive))
