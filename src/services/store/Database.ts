@@ -1,8 +1,10 @@
 import { PgClient } from "@effect/sql-pg"
 import type { Redacted } from "effect"
 import { Config, Duration, Effect, Layer, Option, Schema } from "effect"
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { execFile } from "node:child_process"
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
+import { promisify } from "node:util"
 import type { PgliteSessions } from "./PgliteSessions.ts"
 
 const PoolSize = Schema.NumberFromString.pipe(
@@ -100,6 +102,29 @@ const claimOrFind = async (dataDir: string, role: Role): Promise<number | undefi
 }
 
 /**
+ * The embedded server's settings. PostgreSQL's default cache of 128 MB is the largest part of its
+ * memory (PGlite keeps it inside the process); the waitlist's and the Jobs' working sets are a small
+ * fraction of 16 MB, and pages beyond it come from the operating system's file cache.
+ */
+const embeddedSettings = ["-c", "shared_buffers=16MB"]
+
+/**
+ * Creates the database in a new data directory, in a process of its own: PGlite's `initdb` is another
+ * WebAssembly instance whose memory (about 450 MB at its peak) would otherwise stay in the service's
+ * resident memory long after it has finished.
+ */
+const initialize = async (dataDir: string) => {
+  if (existsSync(join(dataDir, "PG_VERSION"))) return
+  const pglite = JSON.stringify(import.meta.resolve("@electric-sql/pglite"))
+  await promisify(execFile)(process.execPath, [
+    "--input-type=module",
+    "--eval",
+    `const { PGlite } = await import(${pglite}); await (await PGlite.create({ dataDir: process.argv[1] })).close()`,
+    dataDir
+  ])
+}
+
+/**
  * Opens the data directory, or finds the service that serves it: the service serves its sessions on a
  * loopback port, for the command line.
  */
@@ -112,7 +137,8 @@ const open = async (dataDir: string, role: Role): Promise<Embedded> => {
     import("@electric-sql/pglite"),
     import("./PgliteSessions.ts")
   ])
-  const db = await PGlite.create({ dataDir })
+  await initialize(dataDir)
+  const db = await PGlite.create({ dataDir, startParams: [...PGlite.defaultStartParams, ...embeddedSettings] })
   const sessions = PgliteSessions.make(db)
   const port = role === "service" ? await sessions.listen() : 0
   writeFileSync(join(dataDir, lockFile), `${process.pid} ${port} ${role}`)
