@@ -21,5 +21,21 @@ export default tseslint.config(
       "@typescript-eslint/consistent-type-imports": "error",
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }]
     }
+  },
+  {
+    // The service imports the modules it uses, never a package's whole entry point (docs/PERFORMANCE.md).
+    files: ["src/**/*.ts"],
+    rules: {
+      "no-restricted-imports": ["error", {
+        paths: ["effect", "@effect/platform-node", "@effect/sql-pg"].map((name) => ({
+          name,
+          message: `Import the module used (${name}/Module), not the package's entry point.`
+        })),
+        patterns: [{
+          regex: "^effect/(ai|cli|cluster|http|http-api|sql|workflow)$",
+          message: "Import the module used (effect/http/HttpRouter, ...), not the folder's entry point."
+        }]
+      }]
+    }
   }
 )

@@ -1,4 +1,5 @@
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { PreviewHttpLive } from "./http/JobsPreview.ts"
 import * as ApiKeysLive from "./services/access/ApiKeysLive.ts"
 import * as Idempotency from "./services/access/Idempotency.ts"

@@ -1,4 +1,4 @@
-import { Stream } from "effect"
+import * as Stream from "effect/Stream"
 import type { Member } from "../services/waitlist/Waitlist.ts"
 
 export const formats = ["csv", "jsonl"] as const

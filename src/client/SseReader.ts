@@ -1,4 +1,4 @@
-import type { Duration } from "effect"
+import type * as Duration from "effect/Duration"
 import * as Sse from "effect/encoding/Sse"
 
 export interface SseHandlers {

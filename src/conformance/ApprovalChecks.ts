@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { createHash } from "node:crypto"
 import type { Job } from "../schema/Job.ts"
 import { EventPage } from "../schema/JobEvent.ts"

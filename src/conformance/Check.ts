@@ -1,5 +1,9 @@
-import { Context, Data, Effect, Exit, Schema } from "effect"
-import type { HttpClient } from "effect/http"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import type * as HttpClient from "effect/http/HttpClient"
+import * as Schema from "effect/Schema"
 import type { Answer } from "./Http.ts"
 
 /** Why a check failed: what the documentation says should have come, and what came. */

@@ -1,5 +1,5 @@
-import { Effect } from "effect"
-import type { HttpClient } from "effect/http"
+import * as Effect from "effect/Effect"
+import type * as HttpClient from "effect/http/HttpClient"
 import { parseEvents } from "../client/SseReader.ts"
 import type { JobEvent } from "../schema/JobEvent.ts"
 import { EventPage, JobAsOf } from "../schema/JobEvent.ts"

@@ -1,7 +1,11 @@
-import { Duration, Effect, Stream } from "effect"
-import { HttpBody, HttpClient, HttpClientRequest } from "effect/http"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as HttpBody from "effect/http/HttpBody"
+import * as HttpClient from "effect/http/HttpClient"
 import type { HttpClientError } from "effect/http/HttpClientError"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import type { HttpMethod } from "effect/http/HttpMethod"
+import * as Stream from "effect/Stream"
 import { Mismatch } from "./Check.ts"
 
 /** An answer as it came: header names in lower case, the body as bytes and as UTF-8 text. */

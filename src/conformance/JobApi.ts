@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { Job } from "../schema/Job.ts"
 import { decode, expectStatus, parseJson, poll } from "./Check.ts"
 import { send } from "./Http.ts"

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { Job, JobPage } from "../schema/Job.ts"
 import type { Check } from "./Check.ts"
 import { check, decode, expectError, expectHeader, expectStatus, expectThat, once, parseJson, show } from "./Check.ts"

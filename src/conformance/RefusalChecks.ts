@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { randomBytes } from "node:crypto"
 import type { Check } from "./Check.ts"
 import { check, expectError, expectHeader, expectThat } from "./Check.ts"

@@ -1,4 +1,7 @@
-import { Cause, Console, Duration, Effect } from "effect"
+import * as Cause from "effect/Cause"
+import * as Console from "effect/Console"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
 import type { Check } from "./Check.ts"
 import { Deadline, Mismatch } from "./Check.ts"
 

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { Check } from "./Check.ts"
 import { check, expectExact, expectHeader, expectThat, show } from "./Check.ts"
 import type { Answer } from "./Http.ts"

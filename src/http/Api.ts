@@ -1,4 +1,7 @@
-import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import * as HttpApi from "effect/http-api/HttpApi"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { InvalidEmail, InvalidJsonResponse, UnavailableResponse } from "../schema/Errors.ts"
 import { Joined, JoinRequest } from "../schema/Waitlist.ts"
 

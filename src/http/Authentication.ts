@@ -1,5 +1,6 @@
-import { Context } from "effect"
-import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
+import * as Context from "effect/Context"
+import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
+import * as HttpApiSecurity from "effect/http-api/HttpApiSecurity"
 import { Forbidden, ServiceUnavailableResponse, UnauthorizedResponse } from "../schema/ApiErrors.ts"
 import type { Principal, Scope } from "../schema/ApiKey.ts"
 

@@ -1,6 +1,10 @@
-import { Config, Deferred, Duration, Effect, Stream } from "effect"
+import * as Config from "effect/Config"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
 import * as Sse from "effect/encoding/Sse"
-import { HttpServerResponse } from "effect/http"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as Stream from "effect/Stream"
 import type { JobEvent } from "../schema/JobEvent.ts"
 import { PositiveDuration } from "../services/access/Idempotency.ts"
 

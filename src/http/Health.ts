@@ -1,5 +1,7 @@
-import { Effect, Layer } from "effect"
-import { HttpRouter, HttpServerResponse } from "effect/http"
+import * as Effect from "effect/Effect"
+import * as HttpRouter from "effect/http/HttpRouter"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as Layer from "effect/Layer"
 import { Waitlist } from "../services/waitlist/Waitlist.ts"
 
 const alive = HttpServerResponse.jsonUnsafe({ status: "ok" })

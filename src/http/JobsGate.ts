@@ -1,4 +1,7 @@
-import { Config, Effect, Layer, Schema } from "effect"
+import * as Config from "effect/Config"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import { HttpLive } from "./Server.ts"
 
 /**

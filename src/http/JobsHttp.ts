@@ -1,7 +1,8 @@
-import { Effect, Schema } from "effect"
-import { HttpServerResponse } from "effect/http"
-import { HttpApiBuilder } from "effect/http-api"
+import * as Effect from "effect/Effect"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import type { HttpServerRequest } from "effect/http/HttpServerRequest"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as Schema from "effect/Schema"
 import {
   CursorExpired,
   InvalidRequest,

@@ -1,5 +1,5 @@
-import { Context } from "effect"
-import { HttpApiMiddleware } from "effect/http-api"
+import * as Context from "effect/Context"
+import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
 import {
   IdempotencyKeyInUseBody,
   IdempotencyKeyRequired,

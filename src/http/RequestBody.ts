@@ -1,5 +1,6 @@
-import { ByteSize, Effect } from "effect"
-import { HttpIncomingMessage } from "effect/http"
+import * as ByteSize from "effect/ByteSize"
+import * as Effect from "effect/Effect"
+import * as HttpIncomingMessage from "effect/http/HttpIncomingMessage"
 import type { HttpServerRequest } from "effect/http/HttpServerRequest"
 
 /** Request bodies as both APIs read them: JSON only, strict UTF-8, and a size limit checked before reading. */

@@ -1,4 +1,5 @@
-import { Config, Effect } from "effect"
+import * as Config from "effect/Config"
+import * as Effect from "effect/Effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 
 /** `REQUEST_LOG=false` turns the request log off. */

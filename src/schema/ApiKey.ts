@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** An account: the owner of API keys, Jobs and idempotency keys. */
 export const AccountId = Schema.String.pipe(Schema.brand("AccountId"))

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /**
  * ISO 4217 codes of money one can spend (list one as published in 2025), fixed here rather than read

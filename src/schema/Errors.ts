@@ -1,5 +1,7 @@
-import { ErrorReporter, Schema, SchemaTransformation } from "effect"
-import { HttpApiSchema } from "effect/http-api"
+import * as ErrorReporter from "effect/ErrorReporter"
+import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
+import * as Schema from "effect/Schema"
+import * as SchemaTransformation from "effect/SchemaTransformation"
 
 /**
  * 400: the body is not a well-formed document (for the waitlist, not a well-formed join document; for

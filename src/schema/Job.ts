@@ -1,4 +1,5 @@
-import { Schema, SchemaIssue } from "effect"
+import * as Schema from "effect/Schema"
+import * as SchemaIssue from "effect/SchemaIssue"
 import { Constraint, ConstraintInput, Objective, Question } from "./Constraint.ts"
 import { Instant, JobId, JobRevision } from "./JobRef.ts"
 import { JobProposal, Outcome } from "./Proposal.ts"

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { Instant, Job, JobId, JobRevision } from "./Job.ts"
 
 /** What can happen to a Job (docs/API.md, "Events and views"); this preview appends these. */

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** The names a Job is known by, apart from `Job.ts` so that proposals can name their Job. */
 export const JobId = Schema.String.pipe(Schema.brand("JobId"))

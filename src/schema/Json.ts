@@ -1,4 +1,4 @@
-import { Result } from "effect"
+import * as Result from "effect/Result"
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
 

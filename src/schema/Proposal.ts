@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { Constraint, Money, Objective } from "./Constraint.ts"
 import { Instant, JobId, JobRevision } from "./JobRef.ts"
 

@@ -1,4 +1,5 @@
-import { Schema, SchemaTransformation } from "effect"
+import * as Schema from "effect/Schema"
+import * as SchemaTransformation from "effect/SchemaTransformation"
 
 const digits = /^(0|[1-9][0-9]{0,15})$/
 

@@ -1,4 +1,6 @@
-import { Option, Result, Schema } from "effect"
+import * as Option from "effect/Option"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import { InvalidEmail, InvalidJson } from "./Errors.ts"
 import { parseJsonBytes } from "./Json.ts"
 

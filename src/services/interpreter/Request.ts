@@ -1,4 +1,4 @@
-import { DateTime } from "effect"
+import * as DateTime from "effect/DateTime"
 import { Temporal } from "temporal-polyfill"
 import type { ConstraintInput, ObjectiveKind } from "../../schema/Constraint.ts"
 import { summaryMaxLength } from "../../schema/Constraint.ts"

@@ -1,4 +1,4 @@
-import { Data } from "effect"
+import * as Data from "effect/Data"
 
 /**
  * Why the Job services refuse an operation, in the domain's words. They carry a message for a person

@@ -1,5 +1,5 @@
 import canonicalize from "canonicalize"
-import { Result } from "effect"
+import * as Result from "effect/Result"
 import { randomBytes } from "node:crypto"
 import type { AccountId } from "../../schema/ApiKey.ts"
 import type { Constraint, ConstraintInput, ConstraintSource } from "../../schema/Constraint.ts"

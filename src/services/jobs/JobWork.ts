@@ -1,4 +1,7 @@
-import { Context, Effect, Layer, Queue } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Queue from "effect/Queue"
 import type { RunRef } from "./JobRecord.ts"
 
 /**

@@ -1,5 +1,10 @@
-import type { Option } from "effect"
-import { Config, Context, DateTime, Duration, Effect, Result } from "effect"
+import * as Config from "effect/Config"
+import * as Context from "effect/Context"
+import * as DateTime from "effect/DateTime"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import type { AccountId } from "../../schema/ApiKey.ts"
 import type { Unavailable } from "../../schema/Errors.ts"
 import type {

@@ -1,4 +1,7 @@
-import { Effect, Layer, Option, Ref } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
 import type { ProposalHash } from "../../schema/Proposal.ts"
 import * as JobStore from "./JobStore.ts"
 import * as JobStoreTest from "./JobStoreTest.ts"

@@ -1,4 +1,7 @@
-import { Context, Effect, Layer, Option } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import type { ProposalDocument } from "../../schema/Proposal.ts"
 import type { ProviderTimeout, ProviderTransient } from "../providers/Provider.ts"
 import { Providers } from "../providers/Provider.ts"

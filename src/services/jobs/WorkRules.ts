@@ -1,5 +1,5 @@
 import canonicalize from "canonicalize"
-import { Result } from "effect"
+import * as Result from "effect/Result"
 import { createHash, randomBytes } from "node:crypto"
 import type { Money } from "../../schema/Constraint.ts"
 import { questionId } from "../../schema/Constraint.ts"

@@ -1,4 +1,6 @@
-import { Context, Duration, Schedule } from "effect"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Schedule from "effect/Schedule"
 
 /**
  * Every wait of a Job's background work, in one place, so that a test can shorten them all (a

@@ -1,4 +1,5 @@
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as HttpProvider from "./HttpProvider.ts"
 import { ProviderKind } from "./Provider.ts"
 import * as SandboxLive from "./SandboxLive.ts"

@@ -1,4 +1,8 @@
-import { Effect, Layer, Option, Ref, Semaphore } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import * as Semaphore from "effect/Semaphore"
 import type { Row } from "./Sandbox.ts"
 import { make, toEntry } from "./Sandbox.ts"
 

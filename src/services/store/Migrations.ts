@@ -1,5 +1,10 @@
-import { Context, Effect, Layer, Schedule, Semaphore } from "effect"
-import { Migrator, SqlClient } from "effect/sql"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schedule from "effect/Schedule"
+import * as Semaphore from "effect/Semaphore"
+import * as Migrator from "effect/sql/Migrator"
+import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 
 /**

@@ -1,5 +1,8 @@
-import type { Stream } from "effect"
-import { Config, Context, Effect, Layer } from "effect"
+import * as Config from "effect/Config"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Stream from "effect/Stream"
 import { Unavailable } from "../../schema/Errors.ts"
 import type { Email } from "../../schema/Waitlist.ts"
 
