@@ -2,6 +2,8 @@ import { Config, Deferred, Duration, Effect, Schema } from "effect"
 import type { Scope } from "effect"
 import * as Sse from "effect/encoding/Sse"
 import { HttpServerResponse } from "effect/http"
+import type { ServerResponse } from "node:http"
+import type { Socket } from "node:net"
 import { Readable } from "node:stream"
 import { TooManyStreams } from "../schema/ApiErrors.ts"
 import type { AccountId } from "../schema/ApiKey.ts"
@@ -46,31 +48,52 @@ const retry = Buffer.from(Sse.encoder.write(new Sse.Retry({ duration: reconnectA
 export const encodeEvent = (event: JobEvent) =>
   Sse.encoder.write({ _tag: "Event", id: String(event.position), event: event.type, data: JSON.stringify(event) })
 
+/**
+ * Bytes to send, as they are and framed as one HTTP/1.1 chunk (`size CRLF bytes CRLF`): a connection
+ * written to directly takes the framed ones, so that every stream of an account is sent the very same
+ * buffer, in one socket write each.
+ */
+interface Frame {
+  readonly bytes: Buffer
+  readonly chunk: Buffer
+}
+
+const frame = (bytes: Buffer): Frame => ({
+  bytes,
+  chunk: Buffer.concat([Buffer.from(`${bytes.length.toString(16)}\r\n`), bytes, Buffer.from("\r\n")])
+})
+
 /** A comment line: what keeps an idle connection (and every proxy on its way) open. */
-const heartbeatBytes = Buffer.from(":\n\n")
+const heartbeat = frame(Buffer.from(":\n\n"))
 
 /**
  * Each event's text, and each delivery's bytes, made once however many streams carry them: the feed
  * hands the same objects to every stream of an account.
  */
 const texts = new WeakMap<JobEvent, string>()
-const chunks = new WeakMap<ReadonlyArray<JobEvent>, Buffer>()
+const frames = new WeakMap<ReadonlyArray<JobEvent>, Frame>()
 const textOf = (event: JobEvent) => {
   let text = texts.get(event)
   if (text === undefined) texts.set(event, text = encodeEvent(event))
   return text
 }
-const chunkOf = (events: ReadonlyArray<JobEvent>) => {
-  let chunk = chunks.get(events)
-  if (chunk === undefined) chunks.set(events, chunk = Buffer.from(events.map(textOf).join("")))
-  return chunk
+const frameOf = (events: ReadonlyArray<JobEvent>) => {
+  let framed = frames.get(events)
+  if (framed === undefined) frames.set(events, framed = frame(Buffer.from(events.map(textOf).join(""))))
+  return framed
 }
 
 /** Bytes a connection may have waiting for its client before it is ended (the client resumes from there). */
 const maxWaiting = 4 * 1024 * 1024
 
-/** One open stream: the body of its response, fed by the feed's deliveries. */
+/**
+ * One open stream: the body of its response, fed by the feed's deliveries. Once the response has sent
+ * its head and everything given to it (`retry:` first), a stream over HTTP/1.1 is written straight to
+ * its socket, each delivery one framed chunk, the response none the wiser; the response still ends it.
+ */
 class Connection extends Readable {
+  /** The socket, once it is written to directly. */
+  private socket: Socket | undefined
   private following: Following | undefined
   /** The catch-up waiting for the client to take what it has. */
   private wakeCatchUp: (() => void) | undefined
@@ -79,11 +102,25 @@ class Connection extends Readable {
   unread = 0
 
   private readonly release: (connection: Connection) => void
+  private readonly response: ServerResponse | undefined
 
-  constructor(release: (connection: Connection) => void) {
+  constructor(release: (connection: Connection) => void, response: ServerResponse | undefined) {
     super({ highWaterMark: 64 * 1024 })
     this.release = release
+    this.response = response
     this.push(retry)
+  }
+
+  /** The socket, when nothing the response was given waits to reach it and it frames chunks. */
+  private direct() {
+    if (this.socket !== undefined) return this.socket
+    const response = this.response
+    if (
+      response === undefined || !response.headersSent || response.chunkedEncoding !== true
+      || this.readableLength > 0 || response.writableNeedDrain || response.socket === null
+      || response.writableLength !== response.socket.writableLength
+    ) return undefined
+    return this.socket = response.socket
   }
 
   override _read() {
@@ -95,7 +132,6 @@ class Connection extends Readable {
   override _destroy(error: Error | null, callback: (error?: Error | null) => void) {
     this.ended = true
     this.following?.close()
-    this._read()
     this.release(this)
     callback(error)
   }
@@ -106,11 +142,13 @@ class Connection extends Readable {
     if (this.ended) following.close()
   }
 
-  send(chunk: Buffer) {
+  send(frame: Frame) {
     if (this.ended) return
+    const socket = this.direct()
     // A client this far behind is ended rather than held in memory: it resumes after what it has.
-    if (this.readableLength > maxWaiting) return this.finish()
-    this.push(chunk)
+    if ((socket?.writableLength ?? this.readableLength) > maxWaiting) return this.finish()
+    if (socket === undefined) this.push(frame.bytes)
+    else socket.write(frame.chunk)
   }
 
   /** Ends the stream after what it has already been given. */
@@ -122,7 +160,11 @@ class Connection extends Readable {
   }
 
   readonly ready = Effect.callback<void>((resume) => {
-    if (this.ended || this.readableLength < this.readableHighWaterMark) resume(Effect.void)
+    const socket = this.direct()
+    if (socket !== undefined) {
+      if (this.ended || !socket.writableNeedDrain) resume(Effect.void)
+      else socket.once("drain", () => resume(Effect.void))
+    } else if (this.ended || this.readableLength < this.readableHighWaterMark) resume(Effect.void)
     else this.wakeCatchUp = () => resume(Effect.void)
   })
 }
@@ -139,7 +181,8 @@ export const make = (options: {
   {
     readonly open: (
       accountId: AccountId,
-      follow: FollowOptions
+      follow: FollowOptions,
+      response: ServerResponse | undefined
     ) => Effect.Effect<HttpServerResponse.HttpServerResponse, TooManyStreams | UnknownJob | HistoryPruned | Unavailable>
   },
   never,
@@ -170,7 +213,7 @@ export const make = (options: {
       Effect.andThen(Effect.sync(() => {
         for (const connection of open) {
           if (connection.readableFlowing === null && ++connection.unread > 2) connection.destroy()
-          else connection.send(heartbeatBytes)
+          else connection.send(heartbeat)
         }
       })),
       Effect.forever,
@@ -183,7 +226,7 @@ export const make = (options: {
     })
 
     return {
-      open: (accountId, follow) =>
+      open: (accountId, follow, response) =>
         Effect.suspend((): Effect.Effect<
           HttpServerResponse.HttpServerResponse,
           TooManyStreams | UnknownJob | HistoryPruned | Unavailable
@@ -196,10 +239,10 @@ export const make = (options: {
             const left = (perAccount.get(accountId) ?? 1) - 1
             if (left === 0) perAccount.delete(accountId)
             else perAccount.set(accountId, left)
-          })
+          }, response)
           open.add(connection)
           return feed.follow(accountId, follow, {
-            deliver: (events) => connection.send(chunkOf(events)),
+            deliver: (events) => connection.send(frameOf(events)),
             ready: connection.ready,
             end: (error) => {
               if (error !== undefined) {

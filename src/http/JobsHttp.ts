@@ -1,3 +1,4 @@
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { Effect, Schema } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
@@ -150,7 +151,12 @@ export const JobsHttpLive = HttpApiBuilder.group(PreviewApi, "Jobs", (handlers) 
         const principal = yield* CurrentPrincipal
         const after = yield* cursorOf(options.lastEventId, options.after)
         if (EventStream.wantsEventStream(request.headers.accept)) {
-          return yield* wire(streams.open(principal.accountId, { jobId: options.jobId, after }))
+          const response = NodeHttpServerRequest.toServerResponse(request)
+          return yield* wire(streams.open(
+            principal.accountId,
+            { jobId: options.jobId, after },
+            "chunkedEncoding" in response ? response : undefined
+          ))
         }
         const page = yield* wire(jobs.eventPage(principal.accountId, {
           jobId: options.jobId,
