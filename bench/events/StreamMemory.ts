@@ -70,7 +70,7 @@ export interface StreamMemory {
   readonly perStreamKB: { readonly rss: number; readonly rssAfterGc: number; readonly heapUsedAfterGc: number }
 }
 
-/** Memory with `count` streams open against `before`, with none (2 s after the streams caught up). */
+/** Memory with `count` more streams open against `before` (2 s after they caught up). */
 export const streamMemory = async (
   service: Service,
   before: Memory,
@@ -101,12 +101,12 @@ export const memoryRow = (label: string, at: Memory) =>
   }`
 
 export const report = (m: StreamMemory): ReadonlyArray<string> => [
-  memoryRow("before opening streams", m.before),
-  memoryRow(`with ${grouped(m.streams)} idle streams`, m.idle),
+  memoryRow("before opening the streams", m.before),
+  memoryRow(`with ${grouped(m.streams)} more idle streams`, m.idle),
   `  ${"  increase per stream, KB".padEnd(50)}${fixed(m.perStreamKB.rss, 1).padStart(8)}${
     fixed(m.perStreamKB.rssAfterGc, 1).padStart(10)
   }${fixed(m.perStreamKB.heapUsedAfterGc, 1).padStart(11)}`,
-  `  ${`time to open ${grouped(m.streams)} streams (100 at once)`.padEnd(50)}${
+  `  ${`time to open ${grouped(m.streams)} more streams (100 at once)`.padEnd(50)}${
     fixed(m.openSeconds, 1)
   } s; answered 503 (then opened again): ${m.refusals.length}`,
   ...[...new Set(m.refusals)].map((refusal) => `    ${refusal.slice(0, 300)}`)

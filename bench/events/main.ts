@@ -4,7 +4,7 @@
  * database, dropped at the end (also on failure). In order, on one account's `GET /v1/events`:
  *
  * 1. `WriterSlowdown`: changes timed with `BENCH_FEW_STREAMS` (10) streams open;
- * 2. `StreamMemory`: the rest of `BENCH_STREAMS` (1,000) opened, and the memory each one costs;
+ * 2. `StreamMemory`: the rest of `BENCH_STREAMS` (1,000) opened, and the memory each one adds;
  * 3. `Delivery`: `BENCH_CHANGES` (200) changes with every stream open (also the writers' times with many
  *    streams): delays, and every stream checked for every event once, in order (exits 1 if not);
  * 4. `WriterSlowdown` again with the few streams only, after the others are closed: the ratio of the
@@ -99,20 +99,24 @@ const main = async () => {
   await warm.opened
   await sleep(300)
   close(warm.stream)
-  await sleep(2000)
-  const memBefore = await measureMemory(service)
-  log(`RSS before streams ${memBefore.rss.toFixed(1)} MB; ${fewStreams} streams, ${slowdownWrites} writes`)
+  log(`${fewStreams} streams, ${slowdownWrites} writes`)
 
   // ---- 1. the writers with a few streams open -----------------------------------------------------
+  // Warmed up first (the first changes of a process are slower), so that the ratio compares like with like.
+  await makeChanges(sse, live, slowdownWrites, { label: "warm-up", cancelLast: false })
+  await settle()
   await StreamMemory.openStreams(opening, 0, fewStreams, (await sse.events()).length)
   const fewBefore = await makeChanges(sse, live, slowdownWrites, { label: "few before", cancelLast: false })
   await settle()
 
   // ---- 2. every stream open, and its memory ---------------------------------------------------------
   const history = await sse.events()
-  log(`opening ${streamCount - fewStreams} more streams`)
+  // Measured here, with the few streams open and the writers warmed up: what each further stream costs.
+  await sleep(2000)
+  const memBefore = await measureMemory(service)
+  log(`RSS before streams ${memBefore.rss.toFixed(1)} MB; opening ${streamCount - fewStreams} more streams`)
   const opened = await StreamMemory.openStreams(opening, fewStreams, streamCount, history.length)
-  const memory_ = await StreamMemory.streamMemory(service, memBefore, streamCount, opened)
+  const memory_ = await StreamMemory.streamMemory(service, memBefore, streamCount - fewStreams, opened)
   log(`${streamCount} streams open in ${opened.seconds.toFixed(1)} s; RSS ${memory_.idle.rss.toFixed(1)} MB`)
 
   // ---- 3. delivery to every stream ------------------------------------------------------------------
