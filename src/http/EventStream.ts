@@ -16,9 +16,9 @@ import type { HistoryPruned, UnknownJob } from "../services/jobs/JobErrors.ts"
 
 /**
  * Events as Server-Sent Events (docs/API.md, "Events and views"), written straight to each connection:
- * the feed hands every stream of an account the same events at once, they are encoded to bytes once, and
- * the same bytes are pushed to every connection's response. A stream holds no fiber, queue or timer of
- * its own: one heartbeat and one drain for all of them.
+ * the feed hands every stream of an account the same events at once, they are encoded and framed once,
+ * and the same buffer is written to every connection's socket. A stream holds no fiber, queue or timer
+ * of its own: one heartbeat and one drain serve all of them.
  */
 
 /** What an SSE client is told to wait before it reconnects (`retry:`). */
