@@ -5,9 +5,8 @@ import * as JobsClient from "../src/client/JobsClient.ts"
 import { parseEvents } from "../src/client/SseReader.ts"
 import { CursorExpired, NotFound } from "../src/schema/ApiErrors.ts"
 import type { JobEvent } from "../src/schema/JobEvent.ts"
-import type { JobId } from "../src/schema/JobRef.ts"
 import { Jobs } from "../src/services/jobs/Jobs.ts"
-import { readEventStream } from "./support/Events.ts"
+import { allEvents, client, create, quiet, readEventStream, revise } from "./support/Events.ts"
 import { baseUrl } from "./support/Http.ts"
 import type { JobServices } from "./support/JobsHttp.ts"
 import { call, newIdempotencyKey, newKey, previewServerWith, servicesLive, servicesTest } from "./support/JobsHttp.ts"
@@ -26,53 +25,6 @@ const expectError = (response: { status: number; body: string }, status: number,
   assert.strictEqual(response.status, status, response.body)
   assert.strictEqual(JSON.parse(response.body).error, code)
 }
-
-const client = (key: string) => Effect.flatMap(baseUrl, (url) => JobsClient.make({ baseUrl: url, apiKey: key }))
-
-type Client = JobsClient.JobsClient
-
-const create = (api: Client, request = "Book a table for 4 in Lisbon next Friday at 8pm") =>
-  api.Jobs.createJob({ headers: { "idempotency-key": newIdempotencyKey() }, payload: { request, constraints: [] } })
-
-const note = (text: string) => [{ type: "note" as const, text }]
-
-/** Changes the Job's constraints (a new revision), reading its revision first. */
-const revise = (api: Client, id: JobId, text: string) =>
-  Effect.gen(function*() {
-    const job = yield* api.Jobs.getJob({ params: { id }, query: {} })
-    return yield* api.Jobs.changeConstraints({
-      params: { id },
-      headers: { "idempotency-key": newIdempotencyKey() },
-      payload: { jobRevision: job.jobRevision, constraints: note(text) }
-    })
-  })
-
-/** Every event of the account (or a Job), read page by page with the typed client. */
-const allEvents = (api: Client, jobId?: JobId) =>
-  Effect.gen(function*() {
-    const events: Array<JobEvent> = []
-    let after = 0
-    while (true) {
-      const page = jobId === undefined
-        ? yield* api.Jobs.listEvents({ query: { after, limit: 7 } })
-        : yield* api.Jobs.listJobEvents({ params: { id: jobId }, query: { after, limit: 7 } })
-      events.push(...page.data)
-      if (page.data.length === 0) return events
-      after = page.nextAfter
-    }
-  })
-
-/** Waits until the account's events stop changing (the runner interprets in the background). */
-const quiet = (api: Client) =>
-  Effect.gen(function*() {
-    let last = -1
-    for (let i = 0; i < 200; i++) {
-      const count = (yield* allEvents(api)).length
-      if (count === last) return
-      last = count
-      yield* Effect.sleep("100 millis")
-    }
-  })
 
 const positions = (events: ReadonlyArray<JobEvent>) => events.map((event) => event.position)
 

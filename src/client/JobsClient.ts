@@ -11,7 +11,14 @@ import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { listEvents, listJobEvents, PreviewApi } from "../http/JobsApi.ts"
-import { CursorExpired, Forbidden, InvalidRequest, NotFound, Unauthorized } from "../schema/ApiErrors.ts"
+import {
+  CursorExpired,
+  Forbidden,
+  InvalidRequest,
+  NotFound,
+  TooManyStreams,
+  Unauthorized
+} from "../schema/ApiErrors.ts"
 import { JobEvent } from "../schema/JobEvent.ts"
 import * as SseReader from "./SseReader.ts"
 
@@ -44,9 +51,18 @@ export interface FollowOptions {
 
 /**
  * What ends a followed stream: what reconnecting cannot mend (any other 4xx is an `InvalidRequest`
- * naming its status), or an event this client cannot read (a newer service's event type).
+ * naming its status), or an event this client cannot read (a newer service's event type). A
+ * `TooManyStreams` ends it too: the account holds as many streams as it may, and waiting would only
+ * hide that.
  */
-export type FollowError = NotFound | CursorExpired | Unauthorized | Forbidden | InvalidRequest | Schema.SchemaError
+export type FollowError =
+  | NotFound
+  | CursorExpired
+  | TooManyStreams
+  | Unauthorized
+  | Forbidden
+  | InvalidRequest
+  | Schema.SchemaError
 
 /** A connection that ended or failed in a way that a new one may mend (a 5xx, a dropped connection). */
 class Reconnect extends Data.TaggedError("Reconnect")<{ readonly after?: Duration.Duration | undefined }> {}
@@ -65,6 +81,8 @@ const refusal = (status: number, message: string): FollowError | undefined => {
       return new NotFound({ message })
     case 410:
       return new CursorExpired({ message })
+    case 429:
+      return new TooManyStreams({ message })
   }
   return status < 500 ? new InvalidRequest({ message: `HTTP ${status}: ${message}` }) : undefined
 }

@@ -4,11 +4,26 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Sse from "effect/encoding/Sse"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
-import * as Stream from "effect/Stream"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import type { ServerResponse } from "node:http"
+import type { Socket } from "node:net"
+import { Readable } from "node:stream"
+import { TooManyStreams } from "../schema/ApiErrors.ts"
+import type { AccountId } from "../schema/ApiKey.ts"
+import type { Unavailable } from "../schema/Errors.ts"
 import type { JobEvent } from "../schema/JobEvent.ts"
 import { PositiveDuration } from "../services/access/Idempotency.ts"
+import { EventFeed } from "../services/events/EventFeed.ts"
+import type { Following, FollowOptions } from "../services/events/EventFeed.ts"
+import type { HistoryPruned, UnknownJob } from "../services/jobs/JobErrors.ts"
 
-/** Events as Server-Sent Events (docs/API.md, "Events and views"), written with effect's own `Sse` encoder. */
+/**
+ * Events as Server-Sent Events (docs/API.md, "Events and views"), written straight to each connection:
+ * the feed hands every stream of an account the same events at once, they are encoded and framed once,
+ * and the same buffer is written to every connection's socket. A stream holds no fiber, queue or timer
+ * of its own: one heartbeat and one drain serve all of them.
+ */
 
 /** What an SSE client is told to wait before it reconnects (`retry:`). */
 const reconnectAfter = Duration.seconds(2)
@@ -18,6 +33,12 @@ export const HeartbeatInterval = Config.schema(PositiveDuration, "EVENTS_HEARTBE
   Config.withDefault(Duration.seconds(15))
 )
 
+/** `EVENTS_MAX_STREAMS_PER_ACCOUNT` (100): open event streams one account may hold on one process. */
+export const MaxStreamsPerAccount = Config.schema(
+  Schema.NumberFromString.pipe(Schema.decodeTo(Schema.Int.check(Schema.isGreaterThan(0)))),
+  "EVENTS_MAX_STREAMS_PER_ACCOUNT"
+).pipe(Config.withDefault(100))
+
 /** Whether the client asks for Server-Sent Events (`Accept: text/event-stream`, not refused with q=0). */
 export const wantsEventStream = (accept: string | undefined) =>
   accept !== undefined && accept.split(",").some((range) => {
@@ -25,41 +46,226 @@ export const wantsEventStream = (accept: string | undefined) =>
     return type === "text/event-stream" && !parameters.some((parameter) => /^q=0(\.0*)?$/.test(parameter))
   })
 
-const retry = Sse.encoder.write(new Sse.Retry({ duration: reconnectAfter, lastEventId: undefined }))
+const retry = Buffer.from(Sse.encoder.write(new Sse.Retry({ duration: reconnectAfter, lastEventId: undefined })))
 
 /** One event: `id:` its position, `event:` its type, `data:` the event as JSON. */
 export const encodeEvent = (event: JobEvent) =>
   Sse.encoder.write({ _tag: "Event", id: String(event.position), event: event.type, data: JSON.stringify(event) })
 
-/** A comment line: what keeps an idle connection (and every proxy on its way) open. */
-const heartbeatText = ":\n\n"
+/**
+ * Bytes to send, as they are and framed as one HTTP/1.1 chunk (`size CRLF bytes CRLF`): a connection
+ * written to directly takes the framed ones, so that every stream of an account is sent the very same
+ * buffer, in one socket write each.
+ */
+interface Frame {
+  readonly bytes: Buffer
+  readonly chunk: Buffer
+}
 
-/** The stream as Server-Sent Events: `retry:` first, the events, and a comment every `heartbeat`. */
-export const response = (
-  events: Stream.Stream<JobEvent, unknown>,
-  heartbeat: Duration.Duration,
-  draining: Deferred.Deferred<void>
-) =>
-  HttpServerResponse.stream(
-    Stream.make(retry).pipe(
-      Stream.concat(
-        Stream.merge(
-          events.pipe(
-            Stream.map(encodeEvent),
-            // A store that fails ends the stream: the client resumes after the last id it received.
-            Stream.catchCause((cause) =>
-              Stream.fromEffect(Effect.logWarning("event stream ended by its store", cause)).pipe(Stream.drain)
-            )
-          ),
-          Stream.tick(heartbeat).pipe(Stream.drop(1), Stream.map(() => heartbeatText)),
-          { haltStrategy: "left" }
-        )
-      ),
-      Stream.interruptWhen(Deferred.await(draining)),
-      Stream.encodeText
-    ),
-    {
-      contentType: "text/event-stream",
-      headers: { "cache-control": "no-store", "x-accel-buffering": "no" }
+const frame = (bytes: Buffer): Frame => ({
+  bytes,
+  chunk: Buffer.concat([Buffer.from(`${bytes.length.toString(16)}\r\n`), bytes, Buffer.from("\r\n")])
+})
+
+/** A comment line: what keeps an idle connection (and every proxy on its way) open. */
+const heartbeat = frame(Buffer.from(":\n\n"))
+
+/**
+ * Each event's text, and each delivery's bytes, made once however many streams carry them: the feed
+ * hands the same objects to every stream of an account.
+ */
+const texts = new WeakMap<JobEvent, string>()
+const frames = new WeakMap<ReadonlyArray<JobEvent>, Frame>()
+const textOf = (event: JobEvent) => {
+  let text = texts.get(event)
+  if (text === undefined) texts.set(event, text = encodeEvent(event))
+  return text
+}
+const frameOf = (events: ReadonlyArray<JobEvent>) => {
+  let framed = frames.get(events)
+  if (framed === undefined) frames.set(events, framed = frame(Buffer.from(events.map(textOf).join(""))))
+  return framed
+}
+
+/** Bytes a connection may have waiting for its client before it is ended (the client resumes from there). */
+const maxWaiting = 4 * 1024 * 1024
+
+/**
+ * One open stream: the body of its response, fed by the feed's deliveries. Once the response has sent
+ * its head and everything given to it (`retry:` first), a stream over HTTP/1.1 is written straight to
+ * its socket, each delivery one framed chunk, the response none the wiser; the response still ends it.
+ */
+class Connection extends Readable {
+  /** The socket, once it is written to directly. */
+  private socket: Socket | undefined
+  private following: Following | undefined
+  /** The catch-up waiting for the client to take what it has. */
+  private wakeCatchUp: (() => void) | undefined
+  private ended = false
+  /** Heartbeats seen while the server had not started writing the response (see `heartbeat`). */
+  unread = 0
+
+  private readonly release: (connection: Connection) => void
+  private readonly response: ServerResponse | undefined
+
+  constructor(release: (connection: Connection) => void, response: ServerResponse | undefined) {
+    super({ highWaterMark: 64 * 1024 })
+    this.release = release
+    this.response = response
+    this.push(retry)
+  }
+
+  /** The socket, when nothing the response was given waits to reach it and it frames chunks. */
+  private direct() {
+    if (this.socket !== undefined) return this.socket
+    const response = this.response
+    if (
+      response === undefined || !response.headersSent || response.chunkedEncoding !== true
+      || this.readableLength > 0 || response.writableNeedDrain || response.socket === null
+      || response.writableLength !== response.socket.writableLength
+    ) return undefined
+    return this.socket = response.socket
+  }
+
+  override _read() {
+    const wake = this.wakeCatchUp
+    this.wakeCatchUp = undefined
+    wake?.()
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void) {
+    this.ended = true
+    this.following?.close()
+    this.release(this)
+    callback(error)
+  }
+
+  /** What feeds it, closed when it ends (at once if it has ended already). */
+  follows(following: Following) {
+    this.following = following
+    if (this.ended) following.close()
+  }
+
+  send(frame: Frame) {
+    if (this.ended) return
+    const socket = this.direct()
+    // A client this far behind is ended rather than held in memory: it resumes after what it has.
+    if ((socket?.writableLength ?? this.readableLength) > maxWaiting) return this.finish()
+    if (socket === undefined) this.push(frame.bytes)
+    else socket.write(frame.chunk)
+  }
+
+  /** Ends the stream after what it has already been given. */
+  finish() {
+    if (this.ended) return
+    this.ended = true
+    this.following?.close()
+    this.push(null)
+  }
+
+  readonly ready = Effect.callback<void>((resume) => {
+    const socket = this.direct()
+    if (socket !== undefined) {
+      if (this.ended || !socket.writableNeedDrain) resume(Effect.void)
+      else socket.once("drain", () => resume(Effect.void))
+    } else if (this.ended || this.readableLength < this.readableHighWaterMark) resume(Effect.void)
+    else this.wakeCatchUp = () => resume(Effect.void)
+  })
+}
+
+/**
+ * The process's event streams: at most `maxPerAccount` open per account, each a `Connection`, every one
+ * ended when `draining` is set.
+ */
+export const make = (options: {
+  readonly heartbeat: Duration.Duration
+  readonly maxPerAccount: number
+  readonly draining: Deferred.Deferred<void>
+}): Effect.Effect<
+  {
+    readonly open: (
+      accountId: AccountId,
+      follow: FollowOptions,
+      response: ServerResponse | undefined
+    ) => Effect.Effect<HttpServerResponse.HttpServerResponse, TooManyStreams | UnknownJob | HistoryPruned | Unavailable>
+  },
+  never,
+  EventFeed | Scope.Scope
+> =>
+  Effect.gen(function*() {
+    const feed = yield* EventFeed
+    const services = yield* Effect.context<never>()
+    const open = new Set<Connection>()
+    const perAccount = new Map<AccountId, number>()
+    let draining = false
+
+    yield* Effect.forkScoped(Effect.andThen(
+      Deferred.await(options.draining),
+      Effect.sync(() => {
+        draining = true
+        for (const connection of open) connection.finish()
+      })
+    ))
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => {
+        for (const connection of open) connection.finish()
+      })
+    )
+    // One heartbeat for every stream. A body the server never started to write (its request was
+    // abandoned after the answer was made) is let go after two.
+    yield* Effect.sleep(options.heartbeat).pipe(
+      Effect.andThen(Effect.sync(() => {
+        for (const connection of open) {
+          if (connection.readableFlowing === null && ++connection.unread > 2) connection.destroy()
+          else connection.send(heartbeat)
+        }
+      })),
+      Effect.forever,
+      Effect.forkScoped
+    )
+
+    const tooMany = new TooManyStreams({
+      message: `This account holds ${options.maxPerAccount} open event streams, as many as it may on this server; `
+        + "close one, or read JSON pages."
+    })
+
+    return {
+      open: (accountId, follow, response) =>
+        Effect.suspend((): Effect.Effect<
+          HttpServerResponse.HttpServerResponse,
+          TooManyStreams | UnknownJob | HistoryPruned | Unavailable
+        > => {
+          const count = perAccount.get(accountId) ?? 0
+          if (count >= options.maxPerAccount) return Effect.fail(tooMany)
+          perAccount.set(accountId, count + 1)
+          const connection = new Connection((connection) => {
+            open.delete(connection)
+            const left = (perAccount.get(accountId) ?? 1) - 1
+            if (left === 0) perAccount.delete(accountId)
+            else perAccount.set(accountId, left)
+          }, response)
+          open.add(connection)
+          return feed.follow(accountId, follow, {
+            deliver: (events) => connection.send(frameOf(events)),
+            ready: connection.ready,
+            end: (error) => {
+              if (error !== undefined) {
+                // A store that fails ends the stream: the client resumes after the last id it received.
+                Effect.runForkWith(services)(Effect.logWarning("event stream ended by its store", error))
+              }
+              connection.finish()
+            }
+          }).pipe(
+            Effect.map((following) => {
+              connection.follows(following)
+              if (draining) connection.finish()
+              return HttpServerResponse.raw(connection, {
+                contentType: "text/event-stream",
+                headers: { "cache-control": "no-store", "x-accel-buffering": "no" }
+              })
+            }),
+            Effect.onError(() => Effect.sync(() => connection.destroy()))
+          )
+        })
     }
-  )
+  })

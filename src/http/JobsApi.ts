@@ -11,7 +11,8 @@ import {
   NotFound,
   ProposalExpired,
   ProposalMismatch,
-  RevisionMismatch
+  RevisionMismatch,
+  TooManyStreams
 } from "../schema/ApiErrors.ts"
 import { strictParseOptions } from "../schema/Constraint.ts"
 import {
@@ -274,7 +275,7 @@ const eventQuery = { after: Schema.optional(PositionText), limit: Schema.optiona
 export const listEvents = HttpApiEndpoint.get("listEvents", "/v1/events", {
   query: eventQuery,
   success: EventPage,
-  error: [InvalidRequest, CursorExpired]
+  error: [InvalidRequest, CursorExpired, TooManyStreams]
 }).annotateMerge(OpenApi.annotations({
   summary: "Every event of the account, as a JSON page or a live stream",
   description: "Resumable: a reader that resumes after position p gets every later event exactly once, in order."
@@ -284,7 +285,7 @@ export const listJobEvents = HttpApiEndpoint.get("listJobEvents", "/v1/jobs/:id/
   params: idParams,
   query: eventQuery,
   success: EventPage,
-  error: [InvalidRequest, NotFound, CursorExpired]
+  error: [InvalidRequest, NotFound, CursorExpired, TooManyStreams]
 }).annotateMerge(OpenApi.annotations({
   summary: "A Job's events, as a JSON page or a live stream",
   description: "The account's events of this Job only; positions and resumption as for /v1/events."

@@ -1,3 +1,4 @@
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import * as Effect from "effect/Effect"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import type { HttpServerRequest } from "effect/http/HttpServerRequest"
@@ -17,7 +18,6 @@ import { Job as JobSchema } from "../schema/Job.ts"
 import type { ViewPoint } from "../schema/JobEvent.ts"
 import type { JobId } from "../schema/JobRef.ts"
 import { PositionText } from "../schema/Query.ts"
-import { EventFeed } from "../services/events/EventFeed.ts"
 import { Approvals } from "../services/jobs/Approvals.ts"
 import type {
   HistoryPruned,
@@ -127,11 +127,13 @@ const noDocument = (request: HttpServerRequest) =>
 export const JobsHttpLive = HttpApiBuilder.group(PreviewApi, "Jobs", (handlers) =>
   Effect.gen(function*() {
     const jobs = yield* Jobs
-    const feed = yield* EventFeed
     const proposals = yield* Proposals
     const approvals = yield* Approvals
-    const heartbeat = yield* EventStream.HeartbeatInterval
-    const draining = yield* Draining
+    const streams = yield* EventStream.make({
+      heartbeat: yield* EventStream.HeartbeatInterval,
+      maxPerAccount: yield* EventStream.MaxStreamsPerAccount,
+      draining: yield* Draining
+    })
 
     /**
      * The account's events (or one Job's) after the cursor: a JSON page, or with `Accept:
@@ -150,8 +152,12 @@ export const JobsHttpLive = HttpApiBuilder.group(PreviewApi, "Jobs", (handlers) 
         const principal = yield* CurrentPrincipal
         const after = yield* cursorOf(options.lastEventId, options.after)
         if (EventStream.wantsEventStream(request.headers.accept)) {
-          const stream = yield* wire(feed.follow(principal.accountId, { jobId: options.jobId, after }))
-          return EventStream.response(stream, heartbeat, draining)
+          const response = NodeHttpServerRequest.toServerResponse(request)
+          return yield* wire(streams.open(
+            principal.accountId,
+            { jobId: options.jobId, after },
+            "chunkedEncoding" in response ? response : undefined
+          ))
         }
         const page = yield* wire(jobs.eventPage(principal.accountId, {
           jobId: options.jobId,

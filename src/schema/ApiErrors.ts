@@ -147,6 +147,20 @@ export class IdempotencyKeyReused extends Schema.Error<IdempotencyKeyReused>("Id
   override readonly [ErrorReporter.ignore] = true
 }
 
+/**
+ * 429: the account already holds as many open event streams on this server process as it may
+ * (`EVENTS_MAX_STREAMS_PER_ACCOUNT`): close one, or read JSON pages.
+ */
+export class TooManyStreams extends Schema.Error<TooManyStreams>("TooManyStreams")(
+  body("too_many_streams", "TooManyStreams"),
+  {
+    httpApiStatus: 429,
+    description: "The account holds as many open event streams as it may; close one, or read JSON pages."
+  }
+) {
+  override readonly [ErrorReporter.ignore] = true
+}
+
 const unavailableMessage = "The service cannot serve the request now; retry later."
 
 /** `Unavailable` as the Job API sends it: `{"error":"unavailable","message"}`, with `Retry-After`. */

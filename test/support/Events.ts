@@ -1,5 +1,11 @@
 import { Effect } from "effect"
+import type { Scope } from "effect"
 import { request } from "node:http"
+import * as JobsClient from "../../src/client/JobsClient.ts"
+import type { JobEvent } from "../../src/schema/JobEvent.ts"
+import type { JobId } from "../../src/schema/JobRef.ts"
+import { baseUrl } from "./Http.ts"
+import { newIdempotencyKey } from "./JobsHttp.ts"
 
 export interface SseRead {
   readonly status: number
@@ -47,4 +53,98 @@ export const readEventStream = (
       clearTimeout(timer)
       req.destroy()
     })
+  })
+
+export interface OpenStream {
+  /** The status, once the answer has begun. */
+  readonly status: Effect.Effect<number>
+  /** The text received so far. */
+  readonly text: () => string
+  /** Whether the server ended the answer. */
+  readonly ended: () => boolean
+  readonly close: Effect.Effect<void>
+}
+
+/** Opens `path` as an event stream and keeps it open, reading, until closed (or the scope ends). */
+export const openEventStream = (
+  url: string,
+  path: string,
+  options: { readonly key: string; readonly headers?: Record<string, string> }
+): Effect.Effect<OpenStream, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      let text = ""
+      let ended = false
+      let answered: (status: number) => void = () => undefined
+      const status = new Promise<number>((resolve) => answered = resolve)
+      const req = request(new URL(url + path), {
+        headers: { accept: "text/event-stream", authorization: `Bearer ${options.key}`, ...options.headers },
+        agent: false
+      }, (res) => {
+        answered(res.statusCode ?? 0)
+        res.setEncoding("utf8")
+        res.on("data", (chunk: string) => text += chunk)
+        res.on("end", () => ended = true)
+        res.on("error", () => ended = true)
+      })
+      req.on("error", () => {
+        ended = true
+        answered(0)
+      })
+      req.end()
+      return {
+        status: Effect.promise(() => status),
+        text: () => text,
+        ended: () => ended,
+        close: Effect.sync(() => req.destroy())
+      }
+    }),
+    (stream) => stream.close
+  )
+
+export const client = (key: string) => Effect.flatMap(baseUrl, (url) => JobsClient.make({ baseUrl: url, apiKey: key }))
+
+type Client = JobsClient.JobsClient
+
+export const create = (api: Client, request = "Book a table for 4 in Lisbon next Friday at 8pm") =>
+  api.Jobs.createJob({ headers: { "idempotency-key": newIdempotencyKey() }, payload: { request, constraints: [] } })
+
+const note = (text: string) => [{ type: "note" as const, text }]
+
+/** Changes the Job's constraints (a new revision), reading its revision first. */
+export const revise = (api: Client, id: JobId, text: string) =>
+  Effect.gen(function*() {
+    const job = yield* api.Jobs.getJob({ params: { id }, query: {} })
+    return yield* api.Jobs.changeConstraints({
+      params: { id },
+      headers: { "idempotency-key": newIdempotencyKey() },
+      payload: { jobRevision: job.jobRevision, constraints: note(text) }
+    })
+  })
+
+/** Every event of the account (or a Job), read page by page with the typed client. */
+export const allEvents = (api: Client, jobId?: JobId) =>
+  Effect.gen(function*() {
+    const events: Array<JobEvent> = []
+    let after = 0
+    while (true) {
+      const page = jobId === undefined
+        ? yield* api.Jobs.listEvents({ query: { after, limit: 7 } })
+        : yield* api.Jobs.listJobEvents({ params: { id: jobId }, query: { after, limit: 7 } })
+      events.push(...page.data)
+      if (page.data.length === 0) return events
+      after = page.nextAfter
+    }
+  })
+
+/** Waits until the account's events stop changing (the runner interprets in the background). */
+export const quiet = (api: Client) =>
+  Effect.gen(function*() {
+    let last = -1
+    for (let i = 0; i < 200; i++) {
+      const count = (yield* allEvents(api)).length
+      if (count === last) return
+      last = count
+      yield* Effect.sleep("100 millis")
+    }
   })

@@ -2,12 +2,13 @@ import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import type * as Fiber from "effect/Fiber"
 import * as Latch from "effect/Latch"
 import * as Layer from "effect/Layer"
 import * as PubSub from "effect/PubSub"
-import * as Queue from "effect/Queue"
 import * as RcMap from "effect/RcMap"
-import * as Stream from "effect/Stream"
+import * as Scope from "effect/Scope"
 import type { AccountId } from "../../schema/ApiKey.ts"
 import type { Unavailable } from "../../schema/Errors.ts"
 import type { JobEvent } from "../../schema/JobEvent.ts"
@@ -25,30 +26,51 @@ export interface FollowOptions {
 }
 
 /**
- * Live event streams. `follow` answers every event after a position, then each new one as it is
+ * Where a follower's events go. `deliver` is called synchronously by the feed, never twice at once, each
+ * time with the events after those it was handed before, in order. The feed hands every live follower of
+ * an account the same array for the same events (when it has no `jobId`), so that what a follower makes of
+ * them (the bytes of a stream) can be made once and shared.
+ */
+export interface Follower {
+  readonly deliver: (events: ReadonlyArray<JobEvent>) => void
+  /** Resolves when the follower can take more: the feed reads history no faster than it is taken. */
+  readonly ready: Effect.Effect<void>
+  /**
+   * The feed cannot go on: the store failed, the follower's cursor fell past retention while it read
+   * (resume after the last event received), or the feed is stopping (no error).
+   */
+  readonly end: (error?: UnknownJob | HistoryPruned | Unavailable) => void
+}
+
+/** A follower attached to its account's tail, until `close`. */
+export interface Following {
+  readonly close: () => void
+}
+
+/**
+ * Live event streams. `follow` hands a follower every event after a position, then each new one as it is
  * published, exactly once and in position order, whatever writers commit meanwhile.
  *
  * The table is the truth and wake-ups only hints: each process keeps one tail per account that has
- * readers, which reads the account's newly published events once per wake-up (`EventSignal`, or a
- * slow poll in case a wake-up is lost) and hands them to every reader as a batch covering a range of
- * positions. A reader first reads the table from its own cursor, then takes the tail's batches; a
- * batch that does not start where the reader stands (it fell behind and the tail's buffer moved on) is
- * preceded by a read of the table for the positions in between. So 1,000 readers of one account cost
- * one read per change, not 1,000.
+ * followers, which reads the account's newly published events once per wake-up (`EventSignal`, or a slow
+ * poll in case a wake-up is lost) and hands each batch to every follower of the account, synchronously:
+ * no queue, fiber or copy per follower. A tail reads at most once per `coalesceWindow`, so that under a
+ * steady stream of changes one delivery carries several events. A follower first reads the table from
+ * its own cursor (in a fiber of its own, only while it catches up), then takes the tail's batches; a
+ * batch that does not start where the follower stands (the tail started again past retention) sends it
+ * back to the table for the positions in between. So 1,000 followers of one account cost one read per
+ * change, not 1,000.
  */
 export class EventFeed extends Context.Service<EventFeed, {
   /**
-   * Checks the cursor (and the Job) first, so that a stream is only answered when it can start. The
-   * stream then fails when the store does (`Unavailable`), or, rarer, when its cursor falls past
-   * retention while it reads: resume after the last event received.
+   * Checks the cursor (and the Job) first, so that a stream is only answered when it can start; the
+   * first events may be delivered before it returns.
    */
   readonly follow: (
     accountId: AccountId,
-    options: FollowOptions
-  ) => Effect.Effect<
-    Stream.Stream<JobEvent, UnknownJob | HistoryPruned | Unavailable>,
-    UnknownJob | HistoryPruned | Unavailable
-  >
+    options: FollowOptions,
+    follower: Follower
+  ) => Effect.Effect<Following, UnknownJob | HistoryPruned | Unavailable>
 }>()("EventFeed") {}
 
 /** Published events from `from` (exclusive) to `to` (inclusive), all of the account's, in order. */
@@ -58,32 +80,40 @@ interface Batch {
   readonly events: ReadonlyArray<JobEvent>
 }
 
+interface Member {
+  readonly take: (batch: Batch) => void
+  readonly end: () => void
+}
+
 interface Tail {
-  /** The last position read into the tail. */
+  /** The last position handed to the members. */
   readonly head: { position: number }
-  readonly batches: PubSub.PubSub<Batch>
+  readonly members: Set<Member>
 }
 
 /** Events read at once. */
 const pageSize = 500
-/** Batches a tail keeps for readers that fall behind; beyond it they read the table. */
-const tailCapacity = 64
 /** How long a tail waits for a wake-up before it looks anyway. */
 const pollInterval = Duration.seconds(10)
 /** How long a tail waits before looking again at events committed but not yet published. */
 const pendingInterval = Duration.millis(10)
+/** The least time between two reads of a tail: what is published meanwhile goes out in one delivery. */
+const coalesceWindow = Duration.millis(50)
 
 export const make = Effect.gen(function*() {
   const jobs = yield* Jobs
   const signal = yield* EventSignal
+  const services = yield* Effect.context<never>()
   const wakers = new Map<AccountId, Latch.Latch>()
 
   const openTail = (accountId: AccountId) =>
     Effect.gen(function*() {
       const head = { position: yield* jobs.latestPosition(accountId) }
-      const batches = yield* Effect.acquireRelease(
-        PubSub.sliding<Batch>(tailCapacity),
-        PubSub.shutdown
+      const members = new Set<Member>()
+      yield* Effect.addFinalizer(() =>
+        Effect.sync(() => {
+          for (const member of members) member.end()
+        })
       )
       // Open at first: what was committed while the tail opened, and announced before, is read at once.
       const wake = yield* Latch.make(true)
@@ -95,9 +125,9 @@ export const make = Effect.gen(function*() {
           })
       )
       const publish = (batch: Batch) =>
-        Effect.suspend(() => {
+        Effect.sync(() => {
           head.position = batch.to
-          return PubSub.publish(batches, batch)
+          for (const member of members) member.take(batch)
         })
       const readNew: Effect.Effect<void, UnknownJob | HistoryPruned | Unavailable> = Effect.gen(function*() {
         while (true) {
@@ -110,7 +140,7 @@ export const make = Effect.gen(function*() {
         }
       })
       // The tail's own cursor fell past retention (a long outage, or a short EVENTS_RETENTION): it
-      // starts again at the newest event, and the empty batch that says so sends every reader behind
+      // starts again at the newest event, and the empty batch that says so sends every member behind
       // it to the table, which answers them `HistoryPruned`.
       const restart = Effect.flatMap(
         jobs.latestPosition(accountId),
@@ -121,6 +151,7 @@ export const make = Effect.gen(function*() {
         Effect.andThen(wake.close),
         Effect.andThen(readNew),
         Effect.catchIf((error) => error instanceof HistoryPruned, () => restart),
+        Effect.andThen(Effect.sleep(coalesceWindow)),
         Effect.catchCause((cause) =>
           Cause.hasInterruptsOnly(cause) ? Effect.interrupt : Effect.logWarning(
             "event tail cannot read its store; trying again",
@@ -130,7 +161,7 @@ export const make = Effect.gen(function*() {
         Effect.forever,
         Effect.forkScoped
       )
-      return { head, batches } satisfies Tail
+      return { head, members } satisfies Tail
     })
 
   const tails = yield* RcMap.make({ lookup: openTail, idleTimeToLive: Duration.seconds(5) })
@@ -148,50 +179,110 @@ export const make = Effect.gen(function*() {
     Effect.forkScoped
   )
 
-  const follow = (accountId: AccountId, { after, jobId }: FollowOptions) =>
-    Effect.map(
-      // The first page answers for the cursor and the Job before the stream begins.
-      jobs.eventPage(accountId, { jobId, after, limit: pageSize }),
-      (first) =>
-        Stream.callback<JobEvent, UnknownJob | HistoryPruned | Unavailable>(
-          (queue) =>
-            Effect.gen(function*() {
-              const emit = (events: ReadonlyArray<JobEvent>) =>
-                Queue.offerAll(queue, jobId === undefined ? events : events.filter((e) => e.jobId === jobId))
-              /** Reads the table after `seen` up to `until` (all of it when undefined); answers where it stopped. */
-              const readTable = (from: number, until?: number) =>
-                Effect.gen(function*() {
-                  let seen = from
-                  while (until === undefined || seen < until) {
-                    const { events } = yield* jobs.eventPage(accountId, { jobId, after: seen, limit: pageSize })
-                    const wanted = until === undefined ? events : events.filter((e) => e.position <= until)
-                    yield* emit(wanted)
-                    seen = wanted.at(-1)?.position ?? seen
-                    if (events.length < pageSize || wanted.length < events.length) break
-                  }
-                  return until === undefined ? seen : Math.max(seen, until)
-                })
+  const follow = (accountId: AccountId, { after, jobId }: FollowOptions, follower: Follower) =>
+    Effect.gen(function*() {
+      // The first page answers for the cursor and the Job before anything is handed on.
+      const first = yield* jobs.eventPage(accountId, { jobId, after, limit: pageSize })
+      const hand = (events: ReadonlyArray<JobEvent>) => {
+        const wanted = jobId === undefined ? events : events.filter((event) => event.jobId === jobId)
+        if (wanted.length > 0) follower.deliver(wanted)
+      }
+      hand(first.events)
 
-              yield* emit(first.events)
-              // A tail that could not open is not kept: the next reader opens it again.
-              const tail = yield* RcMap.get(tails, accountId).pipe(
-                Effect.tapError(() => RcMap.invalidate(tails, accountId))
-              )
-              const batches = yield* PubSub.subscribe(tail.batches)
-              // Everything up to the tail's head was published before the table is read again below.
-              const head = tail.head.position
-              let seen = Math.max(yield* readTable(first.events.at(-1)?.position ?? after), head)
-              while (true) {
-                const batch = yield* PubSub.take(batches)
-                if (batch.to <= seen) continue
-                if (batch.from > seen) seen = yield* readTable(seen, batch.from)
-                yield* emit(batch.events.filter((event) => event.position > seen))
-                seen = batch.to
-              }
-            }),
-          { bufferSize: 256, strategy: "suspend" }
+      /** The last position handed on (or known to be of no interest). */
+      let seen = first.events.at(-1)?.position ?? after
+      /** Batches that arrived while the member read the table; `undefined` when it is live. */
+      let waiting: Array<Batch> | undefined = []
+      let closed = false
+      let catchingUp: Fiber.Fiber<void> | undefined
+
+      /** Reads the table after `seen`, up to `until` (all of it when undefined). */
+      const readTable = (until: number | undefined) =>
+        Effect.gen(function*() {
+          while (until === undefined || seen < until) {
+            const { events } = yield* jobs.eventPage(accountId, { jobId, after: seen, limit: pageSize })
+            const wanted = until === undefined ? events : events.filter((e) => e.position <= until)
+            hand(wanted)
+            seen = wanted.at(-1)?.position ?? seen
+            if (events.length < pageSize || wanted.length < events.length) break
+            yield* follower.ready
+          }
+          if (until !== undefined) seen = Math.max(seen, until)
+        })
+
+      const takeLive = (batch: Batch) => {
+        if (batch.to <= seen) return
+        const fresh = batch.events.length === 0 || batch.events[0]!.position > seen
+          ? batch.events
+          : batch.events.filter((event) => event.position > seen)
+        seen = batch.to
+        hand(fresh)
+      }
+
+      /**
+       * Reads the table up to `until` (all of it when undefined), stands at least at `atLeast`, then hands
+       * on the batches that arrived meanwhile, until none is left behind: the member is live.
+       */
+      const catchUp = (until: number | undefined, atLeast: number): Effect.Effect<void> =>
+        Effect.gen(function*() {
+          yield* readTable(until)
+          seen = Math.max(seen, atLeast)
+          while (waiting !== undefined) {
+            const batch = waiting.shift()
+            if (batch === undefined) waiting = undefined
+            else if (batch.from > seen) {
+              yield* readTable(batch.from)
+              takeLive(batch)
+            } else takeLive(batch)
+          }
+          catchingUp = undefined
+        }).pipe(
+          Effect.catch((error) =>
+            Effect.sync(() => {
+              catchingUp = undefined
+              stop(error)
+            })
+          )
         )
-    )
+      const startCatchUp = (until: number | undefined, atLeast: number) => {
+        catchingUp = Effect.runForkWith(services)(catchUp(until, atLeast))
+      }
+
+      const memberScope = yield* Scope.make()
+      // A tail that could not open is not kept: the next follower opens it again.
+      const tail = yield* RcMap.get(tails, accountId).pipe(
+        Scope.provide(memberScope),
+        Effect.tapError(() => RcMap.invalidate(tails, accountId)),
+        Effect.onError(() => Scope.close(memberScope, Exit.void))
+      )
+      const member: Member = {
+        take: (batch) => {
+          if (waiting !== undefined) waiting.push(batch)
+          else if (batch.from > seen) {
+            waiting = [batch]
+            startCatchUp(batch.from, batch.from)
+          } else takeLive(batch)
+        },
+        end: () => stop()
+      }
+      const close = () => {
+        if (closed) return
+        closed = true
+        tail.members.delete(member)
+        catchingUp?.interruptUnsafe()
+        Effect.runForkWith(services)(Scope.close(memberScope, Exit.void))
+      }
+      const stop = (error?: UnknownJob | HistoryPruned | Unavailable) => {
+        if (closed) return
+        close()
+        follower.end(error)
+      }
+
+      // Everything up to the tail's head was published before the table is read again below.
+      tail.members.add(member)
+      startCatchUp(undefined, tail.head.position)
+      return { close } satisfies Following
+    })
 
   return EventFeed.of({ follow })
 })

@@ -1,0 +1,113 @@
+/**
+ * Open streams and what they cost: `BENCH_STREAMS` SSE streams on one account's `GET /v1/events`, opened
+ * at most 100 at once, and the service's memory before and with them open (per stream).
+ */
+import type { Agent } from "node:http"
+import type { Service } from "./Service.ts"
+import { measureMemory } from "./Service.ts"
+import type { SseStream } from "./Streams.ts"
+import { openStream } from "./Streams.ts"
+import { clock, fixed, grouped, pooled, sleep } from "./Support.ts"
+
+export type Memory = Awaited<ReturnType<typeof measureMemory>>
+
+export interface Opening {
+  readonly service: Service
+  readonly key: string
+  readonly agent: Agent
+  /** Where each stream goes, by its index. */
+  readonly streams: Array<SseStream>
+}
+
+/**
+ * Opens the streams `from` to `to` (exclusive), every one from position 0; waits until each has received
+ * the `history` events. A 503 (the store did not answer in time) is counted, and the stream opened again
+ * after its Retry-After, up to 5 times; any other refusal fails the bench.
+ */
+export const openStreams = async (opening: Opening, from: number, to: number, history: number) => {
+  const refusals: Array<string> = []
+  const started = clock()
+  await pooled(Array.from({ length: to - from }, (_, i) => from + i), 100, async (i) => {
+    for (let attempt = 1;; attempt++) {
+      const { opened, stream } = openStream(
+        opening.service.port,
+        opening.key,
+        opening.agent,
+        i,
+        "/v1/events?after=0",
+        i % 100 === 0
+      )
+      opening.streams[i] = stream
+      await opened
+      if (stream.status !== 503 || attempt === 5) return
+      refusals.push(stream.error ?? "503")
+      await sleep(1000 * Number(/retry-after (\d+)/.exec(stream.error ?? "")?.[1] ?? 1))
+    }
+  })
+  const seconds = (clock() - started) / 1000
+  const opened = opening.streams.slice(from, to)
+  const failed = opened.filter((stream) => stream.retry === undefined || stream.error !== undefined)
+  if (failed.length > 0) {
+    throw new Error(
+      `${failed.length} streams did not open: ${
+        [...new Set(failed.map((stream) => stream.error ?? `status ${stream.status}`))].join("; ")
+      }`
+    )
+  }
+  for (let deadline = Date.now() + 60_000; opened.some((stream) => stream.positions.length < history);) {
+    if (Date.now() > deadline) throw new Error("streams did not receive the history within 60 s")
+    await sleep(50)
+  }
+  return { seconds, refusals }
+}
+
+export interface StreamMemory {
+  readonly streams: number
+  readonly openSeconds: number
+  readonly refusals: ReadonlyArray<string>
+  readonly before: Memory
+  readonly idle: Memory
+  readonly perStreamKB: { readonly rss: number; readonly rssAfterGc: number; readonly heapUsedAfterGc: number }
+}
+
+/** Memory with `count` more streams open against `before` (2 s after they caught up). */
+export const streamMemory = async (
+  service: Service,
+  before: Memory,
+  count: number,
+  opened: { readonly seconds: number; readonly refusals: ReadonlyArray<string> }
+): Promise<StreamMemory> => {
+  await sleep(2000)
+  const idle = await measureMemory(service)
+  const per = (field: keyof Memory) => ((idle[field] - before[field]) * 1024) / count
+  return {
+    streams: count,
+    openSeconds: opened.seconds,
+    refusals: opened.refusals,
+    before,
+    idle,
+    perStreamKB: { rss: per("rss"), rssAfterGc: per("rssAfterGc"), heapUsedAfterGc: per("heapUsedAfterGc") }
+  }
+}
+
+export const memoryHeader = () =>
+  `  ${"service memory, MB (VmRSS; then after a full GC)".padEnd(50)}${"RSS".padStart(8)}${"RSS GC'd".padStart(10)}${
+    "heap GC'd".padStart(11)
+  }`
+
+export const memoryRow = (label: string, at: Memory) =>
+  `  ${label.padEnd(50)}${fixed(at.rss, 1).padStart(8)}${fixed(at.rssAfterGc, 1).padStart(10)}${
+    fixed(at.heapUsedAfterGc, 1).padStart(11)
+  }`
+
+export const report = (m: StreamMemory): ReadonlyArray<string> => [
+  memoryRow("before opening the streams", m.before),
+  memoryRow(`with ${grouped(m.streams)} more idle streams`, m.idle),
+  `  ${"  increase per stream, KB".padEnd(50)}${fixed(m.perStreamKB.rss, 1).padStart(8)}${
+    fixed(m.perStreamKB.rssAfterGc, 1).padStart(10)
+  }${fixed(m.perStreamKB.heapUsedAfterGc, 1).padStart(11)}`,
+  `  ${`time to open ${grouped(m.streams)} more streams (100 at once)`.padEnd(50)}${
+    fixed(m.openSeconds, 1)
+  } s; answered 503 (then opened again): ${m.refusals.length}`,
+  ...[...new Set(m.refusals)].map((refusal) => `    ${refusal.slice(0, 300)}`)
+]

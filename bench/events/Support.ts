@@ -1,0 +1,64 @@
+/** Small helpers of the event benches: time, statistics, and a process's memory and CPU from /proc. */
+import { execFileSync } from "node:child_process"
+import { readFileSync } from "node:fs"
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+/** Wall-clock time in milliseconds, with a fraction: comparable with the server's `occurredAt`. */
+export const clock = () => performance.timeOrigin + performance.now()
+
+const percentile = (sorted: ArrayLike<number>, p: number) =>
+  sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
+export const summary = (values: ReadonlyArray<number>) => {
+  const sorted = Float64Array.from(values).sort()
+  return {
+    count: sorted.length,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    max: sorted.length === 0 ? NaN : sorted[sorted.length - 1]!
+  }
+}
+export type Summary = ReturnType<typeof summary>
+export const shuffle = <A>(items: Array<A>) => {
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1))
+    ;[items[i], items[j]] = [items[j]!, items[i]!]
+  }
+  return items
+}
+export const pick = <A>(items: ReadonlyArray<A>) => items[Math.floor(Math.random() * items.length)]!
+export const fixed = (value: number, digits = 2) => Number.isFinite(value) ? value.toFixed(digits) : "-"
+export const grouped = (value: number) => value.toLocaleString("en-US")
+export const log = (line: string) => process.stderr.write(`[bench] ${line}\n`)
+
+/** Resident memory of a process, in MB: `VmRSS` (now) or `VmHWM` (the peak so far). */
+export const memory = (pid: number, field: "VmRSS" | "VmHWM") => {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8")
+  const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)
+  if (match === null) throw new Error(`no ${field} in /proc/${pid}/status`)
+  return Number(match[1]) / 1024
+}
+
+const clockTicks = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100
+/** CPU time a process has used so far (user + system), in seconds. */
+export const cpuSeconds = (pid: number) => {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  return (Number(fields[11]) + Number(fields[12])) / clockTicks
+}
+
+/** Runs `task` over `items` with at most `limit` at once. */
+export const pooled = async <A, B>(
+  items: ReadonlyArray<A>,
+  limit: number,
+  task: (item: A, i: number) => Promise<B>
+) => {
+  const results = new Array<B>(items.length)
+  let next = 0
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const i = next++
+      results[i] = await task(items[i]!, i)
+    }
+  }))
+  return results
+}
