@@ -12,6 +12,7 @@ import { once } from "node:events"
 import http from "node:http"
 import { performance } from "node:perf_hooks"
 import * as SseReader from "../src/client/SseReader.ts"
+import type { JobEvent as JobEventSchema } from "../src/schema/JobEvent.ts"
 import { caller, createKey, database, kill, sleep, start } from "./support/ServiceProcess.ts"
 import type { ServiceProcess } from "./support/ServiceProcess.ts"
 
@@ -24,14 +25,8 @@ interface JobView {
   readonly updatedAt: string
 }
 
-interface JobEvent {
-  readonly position: number
-  readonly jobId: string
-  readonly jobRevision: number
-  readonly type: string
-  readonly data: unknown
-  readonly occurredAt: string
-}
+/** An event as the API sends it. */
+type JobEvent = typeof JobEventSchema.Encoded
 
 const api = (base: string, key: string) => {
   const request = caller(base, key)

@@ -1,6 +1,7 @@
 /** The Job API as the benches call it: node:http with keep-alive, no client of ours in between. */
 import { request } from "node:http"
 import type { Agent } from "node:http"
+import type { JobEvent } from "../../src/schema/JobEvent.ts"
 import { sleep } from "./Support.ts"
 
 export interface JobView {
@@ -10,14 +11,8 @@ export interface JobView {
   readonly asOf?: { readonly jobRevision: number; readonly position: number }
 }
 
-export interface EventJson {
-  readonly position: number
-  readonly jobId: string
-  readonly jobRevision: number
-  readonly type: string
-  readonly data: unknown
-  readonly occurredAt: string
-}
+/** An event as the API sends it. */
+export type EventJson = typeof JobEvent.Encoded
 
 interface EventPageJson {
   readonly data: ReadonlyArray<EventJson>

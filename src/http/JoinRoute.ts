@@ -5,11 +5,11 @@ import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http"
 import { InvalidEmail, InvalidJson, InvalidJsonResponse, Unavailable, UnavailableResponse } from "../schema/Errors.ts"
-import { decodeJoinDocument, Joined, joined } from "../schema/Waitlist.ts"
+import { decodeJoinDocument } from "../schema/Waitlist.ts"
 import { retryAfter, Waitlist } from "../services/waitlist/Waitlist.ts"
 import { joinWaitlist } from "./Api.ts"
 import * as RequestBody from "./RequestBody.ts"
-import { AllowedOrigins, maxBody } from "./WaitlistHttp.ts"
+import { AllowedOrigins, joinedBody, maxBody } from "./WaitlistHttp.ts"
 
 /**
  * A route served by the Node server before Effect's router: it answers the request and returns
@@ -24,31 +24,28 @@ interface Answer {
   readonly body: string
 }
 
-const prepare = (status: number, body: unknown, headers: OutgoingHttpHeaders = {}): Answer => {
-  const text = JSON.stringify(body)
-  return {
-    status,
-    headers: { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers },
-    body: text
-  }
-}
+const prepare = (status: number, body: string, headers: OutgoingHttpHeaders = {}): Answer => ({
+  status,
+  headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...headers },
+  body
+})
 
 // Every answer, encoded from the contract's schemas as the HttpApi encodes them for the same endpoint
 // (test/WaitlistHttp.test.ts compares the two paths byte for byte).
 const answers = {
-  joined: prepare(200, Schema.encodeSync(Joined)(joined)),
-  InvalidJson: prepare(400, Schema.encodeSync(InvalidJsonResponse)(new InvalidJson())),
-  InvalidEmail: prepare(422, { error: "invalid_email" } satisfies typeof InvalidEmail.Encoded),
+  joined: prepare(200, joinedBody),
+  InvalidJson: prepare(400, JSON.stringify(Schema.encodeSync(InvalidJsonResponse)(new InvalidJson()))),
+  InvalidEmail: prepare(422, JSON.stringify({ error: "invalid_email" } satisfies typeof InvalidEmail.Encoded)),
   Unavailable: new Map<number, Answer>(
     Object.values(retryAfter).map((seconds) => {
       const { body, headers } = Schema.encodeSync(UnavailableResponse)(new Unavailable({ retryAfter: seconds }))
-      return [seconds, prepare(503, body, headers)] as const
+      return [seconds, prepare(503, JSON.stringify(body), headers)] as const
     })
   )
 }
 
 const unavailable = (error: Unavailable): Answer =>
-  answers.Unavailable.get(error.retryAfter) ?? prepare(503, { error: "unavailable" }, {
+  answers.Unavailable.get(error.retryAfter) ?? prepare(503, JSON.stringify({ error: "unavailable" }), {
     "retry-after": String(error.retryAfter)
   })
 
@@ -60,7 +57,7 @@ const isJoinPath = (url: string | undefined) =>
 
 /**
  * `POST /v1/waitlist` as the landing page sends it, answered by the Node server directly: the body
- * read with three listeners, decoded by the contract's decoder, and the join run as an Effect program
+ * read with two listeners, decoded by the contract's decoder, and the join run as an Effect program
  * whose typed failures are the contract's answers. It serves the same endpoint as `WaitlistHttpLive`,
  * without the router's per-request work (a request object, a fiber with its context, the response's
  * conversion): that work was most of the CPU of a join (docs/PERFORMANCE.md).

@@ -84,10 +84,13 @@ export interface NodeServerOptions {
 export const makeNodeServer = ({ requestLog, route }: NodeServerOptions = {}): Server => {
   let router: Listener | undefined
   const pending: Array<Parameters<Listener>> = []
+  const dispatch = (listener: Listener, request: IncomingMessage, response: ServerResponse) => {
+    if (route?.(request, response) !== true) listener(request, response)
+  }
   const server = createServer((request, response) => {
     requestLog?.track(request, response)
     if (router === undefined) return void pending.push([request, response])
-    if (route?.(request, response) !== true) router(request, response)
+    dispatch(router, request, response)
   })
   server.on("newListener", (event: string | symbol, listener: Listener) => {
     if (event !== "request" || router !== undefined) return
@@ -95,9 +98,7 @@ export const makeNodeServer = ({ requestLog, route }: NodeServerOptions = {}): S
     // Node adds the listener after this event: it is taken off once added, and the dispatcher calls it.
     process.nextTick(() => server.off("request", listener))
     setImmediate(() => {
-      for (const [request, response] of pending.splice(0)) {
-        if (route?.(request, response) !== true) listener(request, response)
-      }
+      for (const [request, response] of pending.splice(0)) dispatch(listener, request, response)
     })
   })
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
