@@ -24,19 +24,27 @@ interface JobView {
   readonly proposal: { readonly proposalHash: string } | null
 }
 
+type Runner = ServiceProcess & { readonly address: string; readonly role: string }
+
 let database: PrivatePostgres.PrivatePostgres
 let db: pg.Client
-const services: Array<ServiceProcess & { readonly address: string }> = []
+const services: Array<Runner> = []
 
 beforeAll(async () => {
   database = PrivatePostgres.make()
-  const env = { DATABASE_URL: database.url }
-  for (let i = 0; i < 3; i++) {
-    const address = `127.0.0.1:${await freePort()}`
-    services.push({ ...await start({ ...env, RUNNER_ADDRESS: address }), address })
-  }
   db = new pg.Client({ connectionString: database.url })
   await db.connect()
+  for (let i = 0; i < 3; i++) {
+    // Each process connects as a role of its own (a superuser, as `postgres` is, so that any of them
+    // migrates and uses every table): `pg_stat_activity.usename` then says whose a session is, and so
+    // which process holds a shard's lock.
+    const role = `runner_${i}`
+    await db.query(`CREATE ROLE ${role} LOGIN SUPERUSER`)
+    const url = new URL(database.url)
+    url.username = role
+    const address = `127.0.0.1:${await freePort()}`
+    services.push({ ...await start({ DATABASE_URL: url.toString(), RUNNER_ADDRESS: address }), address, role })
+  }
 }, 120_000)
 
 afterAll(async () => {
@@ -73,7 +81,7 @@ const heldShards = async () => {
  * Kills `victim` while Jobs execute and answers how many Jobs were then at work and how long after the
  * kill every shard was held again, by the processes left (the failover).
  */
-const killWhileExecuting = async (victim: ServiceProcess & { readonly address: string }) => {
+const killWhileExecuting = async (victim: Runner) => {
   const shards = await heldShards()
   const atWork = [...(await statuses()).values()].filter((status) => status === "executing" || status === "verifying")
   const killedAt = Date.now()
