@@ -184,7 +184,7 @@ describe("Jobs on three runners, two of them killed", () => {
     // hold the first one's shards (its Jobs then begin again, some on the second).
     let caught: ReadonlyArray<{ readonly role: string; readonly key: string }> = []
     await until("a call under way with its side effect done", async () => {
-      caught = await callsInFlight(500)
+      caught = await callsInFlight(300)
       return caught.length > 0
     }, 60_000)
     const counts = new Map<string, number>()
@@ -223,9 +223,9 @@ describe("Jobs on three runners, two of them killed", () => {
         .sort(([a], [b]) => a - b).map(([n, count]) => `${count}×${n}`).join(", ")
     console.log(
       `three runners: ${jobCount} Jobs approved at once with sandbox:slow; `
-        + `killed ${firstVictim.address} with ${first.atWork} Jobs at work and ${cut.length} calls cut short `
+        + `killed ${firstVictim.address} (${firstVictim.role}) with ${first.atWork} Jobs at work and ${cut.length} calls cut short `
         + `after their side effect: its shards held again (${first.shards}) `
-        + `after ${first.failover} ms; then ${secondVictim.address} with ${second.atWork} at work: after `
+        + `after ${first.failover} ms; then ${secondVictim.address} (${secondVictim.role}) with ${second.atWork} at work: after `
         + `${second.failover} ms; `
         + `all completed ${finished} ms after the approvals on ${alive().map((service) => service.address)}; `
         + `executions begun per proposal: ${histogram(executions.map((row) => row.n))}; `
