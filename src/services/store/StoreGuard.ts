@@ -1,6 +1,6 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Fiber from "effect/Fiber"
+import type * as Fiber from "effect/Fiber"
 import * as Migrator from "effect/sql/Migrator"
 import { SqlError } from "effect/sql/SqlError"
 import { Unavailable } from "../../schema/Errors.ts"
@@ -29,19 +29,34 @@ export const make = (name: string, options?: { readonly retryAfter?: number | un
     const toUnavailable = (error: { readonly message: string }) =>
       Effect.logWarning(`${name} store unavailable`, error.message).pipe(Effect.andThen(Effect.fail(unavailable)))
 
+    // One fiber and one timer per operation: the operation's fiber is watched rather than joined, so
+    // that neither the wait nor the timeout takes a fiber of its own (`Effect.timeoutOrElse` of a
+    // `Fiber.join` races two more). Every store operation passes here, the waitlist's batches among
+    // them (docs/PERFORMANCE.md, "Where a join's CPU went").
+    const watch = <A, E>(fiber: Fiber.Fiber<A, E>, timeout: Duration.Duration) =>
+      Effect.callback<A, E | StoreFailure>((resume) => {
+        const timer = setTimeout(() => {
+          stop()
+          resume(Effect.fail(timedOut))
+          fiber.interruptUnsafe()
+        }, Duration.toMillis(timeout))
+        const stop = fiber.addObserver((exit) => {
+          clearTimeout(timer)
+          resume(exit)
+        })
+        // The caller gone, the operation still runs to its end in the guard's scope.
+        return Effect.sync(() => {
+          clearTimeout(timer)
+          stop()
+        })
+      })
+
     return <A, E, R>(
       self: Effect.Effect<A, E, R>,
       timeout: Duration.Duration = statementTimeout
     ): Effect.Effect<A, Exclude<E, SqlError> | Unavailable, R> =>
-      Effect.forkIn(Effect.andThen(migrations.ready, self), scope).pipe(
-        Effect.flatMap((fiber) =>
-          Fiber.join(fiber).pipe(
-            Effect.timeoutOrElse({
-              duration: timeout,
-              orElse: () => Effect.andThen(Effect.forkIn(Fiber.interrupt(fiber), scope), Effect.fail(timedOut))
-            })
-          )
-        ),
+      Effect.forkIn(Effect.andThen(migrations.ready, self), scope, { startImmediately: true }).pipe(
+        Effect.flatMap((fiber) => watch(fiber, timeout)),
         Effect.catch((error): Effect.Effect<never, Exclude<E, SqlError> | Unavailable> =>
           isStoreFailure(error) ? toUnavailable(error) : Effect.fail(error as Exclude<E, SqlError>)
         )
