@@ -8,7 +8,8 @@
  *   request, a commit each.
  * - `BASELINE_WRITES=batched`: concurrent joins written together as the service writes them: one
  *   `INSERT … SELECT … FROM unnest(…)` per batch of at most 256, at most two batches in flight, a batch
- *   starting as soon as a writer is free. What the service's own per-request path should cost.
+ *   gathering the joins of one turn of the event loop and starting as soon as a writer is free. What
+ *   the service's own per-request path should cost.
  *
  *   DATABASE_URL=postgres://... PORT=8090 node bench/baseline.ts
  */
@@ -64,10 +65,20 @@ const writeBatches = () => {
   }
 }
 
+// A batch gathers the joins of one turn of the event loop, as the service's does.
+let gathering = false
+const gathered = () => {
+  gathering = false
+  writeBatches()
+}
+
 const store = (email: string, done: (ok: boolean) => void) => {
   if (batched) {
     waiting.push({ email, done })
-    writeBatches()
+    if (!gathering) {
+      gathering = true
+      setImmediate(gathered)
+    }
   } else {
     pool.query(insertOne, [Buffer.from(email.toLowerCase()), Buffer.from(email)]).then(
       () => done(true),
