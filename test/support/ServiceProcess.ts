@@ -83,25 +83,31 @@ export const createKey = (env: Record<string, string>, account: string, scopes =
  * A minimal JSON caller of a service process for `key`: every POST carries a new Idempotency-Key, and
  * an answer other than 2xx is thrown, with its body.
  */
-export const caller = (base: string, key: string) => {
+export const caller = (base: string, key: string, options?: { readonly retryUnavailable?: number }) => {
   // Unique across callers made in the same millisecond, as well as within one.
   const prefix = randomUUID()
   let counter = 0
   return async <A>(method: string, path: string, body?: unknown): Promise<A> => {
-    const response = await fetch(`${base}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${key}`,
-        ...(body === undefined ? {} : {
-          "content-type": "application/json",
-          "idempotency-key": `process-${prefix}-${++counter}`
-        })
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) })
-    })
-    const text = await response.text()
-    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`)
-    return JSON.parse(text) as A
+    const idempotencyKey = `process-${prefix}-${++counter}`
+    // With `retryUnavailable`, a 503 is retried as the contract asks a client to: after its
+    // Retry-After, with the same Idempotency-Key, so that a retried write happens once.
+    for (let attempt = 0;; attempt++) {
+      const response = await fetch(`${base}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${key}`,
+          ...(body === undefined ? {} : { "content-type": "application/json", "idempotency-key": idempotencyKey })
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) })
+      })
+      const text = await response.text()
+      if (response.status === 503 && attempt < (options?.retryUnavailable ?? 0)) {
+        await sleep(Number(response.headers.get("retry-after") ?? 1) * 1000)
+        continue
+      }
+      if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`)
+      return JSON.parse(text) as A
+    }
   }
 }
 
