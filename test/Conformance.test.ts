@@ -5,13 +5,12 @@
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { execFile } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
+import { rmSync } from "node:fs"
 import { createServer } from "node:http"
 import type { RequestListener, Server } from "node:http"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { createKey, kill, root, start } from "./support/ServiceProcess.ts"
 import type { ServiceProcess } from "./support/ServiceProcess.ts"
+import * as TestDatabase from "./support/TestDatabase.ts"
 
 interface Run {
   readonly code: number | null
@@ -48,7 +47,7 @@ const listen = async (handler: RequestListener) => {
 const close = (server: Server) => new Promise<void>((resolve) => server.close(() => resolve()))
 
 describe("the conformance kit", () => {
-  const dataDir = mkdtempSync(join(tmpdir(), "rc-conformance-"))
+  const dataDir = TestDatabase.pgliteDataDir("rc-conformance-")
   const env = { DATA_DIR: dataDir }
   let service: ServiceProcess | undefined
 

@@ -4,9 +4,7 @@ import { PGlite } from "@electric-sql/pglite"
 import { ConfigProvider, Context, Effect, Layer, Option, Redacted, Stream } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import type { SqlClient } from "effect/sql"
-import { mkdtemp, rm } from "node:fs/promises"
-import { tmpdir } from "node:os"
-import { join as joinPath } from "node:path"
+import { rm } from "node:fs/promises"
 import { performance } from "node:perf_hooks"
 import * as PgliteSessions from "../src/services/store/PgliteSessions.ts"
 import { Waitlist } from "../src/services/waitlist/Waitlist.ts"
@@ -14,7 +12,7 @@ import { layer as waitlistOnStore } from "../src/services/waitlist/WaitlistLive.
 import type { RawResponse } from "./support/Http.ts"
 import { baseUrl, join, serverWith } from "./support/Http.ts"
 import * as TcpProxy from "./support/TcpProxy.ts"
-import { adminUrl, freshPostgresDatabase, kind } from "./support/TestDatabase.ts"
+import { adminUrl, freshPostgresDatabase, kind, pgliteDataDir } from "./support/TestDatabase.ts"
 
 /**
  * The waitlist in front of a database that hangs or goes down: it must answer 503 with a
@@ -43,7 +41,7 @@ interface Upstream {
 
 const pgliteUpstream = Effect.gen(function*() {
   const dataDir = yield* Effect.acquireRelease(
-    Effect.promise(() => mkdtemp(joinPath(tmpdir(), "waitlist-faults-"))),
+    Effect.sync(() => pgliteDataDir("waitlist-faults-")),
     (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
   )
   const { port } = yield* Effect.acquireRelease(

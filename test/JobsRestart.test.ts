@@ -8,11 +8,10 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { execFileSync } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { rmSync } from "node:fs"
 import pg from "pg"
 import { caller, createKey, database, kill, root, sleep, start } from "./support/ServiceProcess.ts"
+import * as TestDatabase from "./support/TestDatabase.ts"
 
 const adminUrl = process.env.TEST_DATABASE_URL
 
@@ -162,7 +161,7 @@ interface ExecutingJob extends JobView {
  */
 describe("the Jobs preview as a real process on the embedded store", () => {
   it("finishes the Jobs it was executing when killed, with one side effect each", { timeout: 120_000 }, async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "jobs-embedded-restart-"))
+    const dataDir = TestDatabase.pgliteDataDir("jobs-embedded-restart-")
     const env = { DATA_DIR: dataDir }
     let service: Awaited<ReturnType<typeof start>> | undefined
     try {

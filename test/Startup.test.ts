@@ -1,13 +1,12 @@
 import { assert, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Exit, Fiber, Layer } from "effect"
-import { mkdtemp, rm } from "node:fs/promises"
+import { rm } from "node:fs/promises"
 import type { AddressInfo } from "node:net"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { makeNodeServer } from "../src/http/Server.ts"
 import * as Database from "../src/services/store/Database.ts"
 import { DatabaseConfig } from "../src/services/store/Database.ts"
 import { send } from "./support/Http.ts"
+import * as TestDatabase from "./support/TestDatabase.ts"
 
 it.live("a request that arrives before the routes are attached waits for them", () =>
   Effect.gen(function*() {
@@ -62,7 +61,7 @@ it.effect(
   () =>
     Effect.gen(function*() {
       const dir = yield* Effect.acquireRelease(
-        Effect.promise(() => mkdtemp(join(tmpdir(), "waitlist-owner-"))),
+        Effect.sync(() => TestDatabase.pgliteDataDir("waitlist-owner-")),
         (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
       )
       const config = Layer.succeed(ConfigProvider.ConfigProvider)(ConfigProvider.fromUnknown({ DATA_DIR: dir }))

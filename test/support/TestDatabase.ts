@@ -2,9 +2,11 @@ import { PgClient } from "@effect/sql-pg"
 import { ConfigProvider, Context, Effect, Layer, Redacted } from "effect"
 import type { Scope } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
-import { mkdtemp, rm } from "node:fs/promises"
+import { cpSync, mkdtempSync } from "node:fs"
+import { rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { inject } from "vitest"
 
 /** The real PostgreSQL the Live suites run against when set; otherwise they run on embedded PGlite. */
 export const adminUrl = process.env.TEST_DATABASE_URL
@@ -33,8 +35,19 @@ export const freshPostgresDatabase = (url: string) => {
 const freshPostgres = (url: string) =>
   Effect.map(freshPostgresDatabase(url), (fresh) => ({ DATABASE_URL: fresh.toString() }))
 
+/**
+ * A new embedded data directory: a copy of the run's template (test/support/PgliteTemplate.ts) where
+ * there is one, so that the store skips PGlite's `initdb`; otherwise empty, and the service creates it.
+ */
+export const pgliteDataDir = (prefix: string) => {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  const template = inject("pgliteTemplate") as string | undefined
+  if (template !== undefined) cpSync(template, dir, { recursive: true })
+  return dir
+}
+
 const freshPglite = Effect.acquireRelease(
-  Effect.promise(() => mkdtemp(join(tmpdir(), "waitlist-pglite-"))),
+  Effect.sync(() => pgliteDataDir("waitlist-pglite-")),
   (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
 ).pipe(Effect.map((dir) => ({ DATA_DIR: dir })))
 
