@@ -1,12 +1,13 @@
 import { assert, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Exit, Fiber, Layer } from "effect"
-import { rm } from "node:fs/promises"
+import { mkdtemp, rm } from "node:fs/promises"
 import type { AddressInfo } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { makeNodeServer } from "../src/http/Server.ts"
 import * as Database from "../src/services/store/Database.ts"
 import { DatabaseConfig } from "../src/services/store/Database.ts"
 import { send } from "./support/Http.ts"
-import * as TestDatabase from "./support/TestDatabase.ts"
 
 it.live("a request that arrives before the routes are attached waits for them", () =>
   Effect.gen(function*() {
@@ -56,12 +57,14 @@ it.effect("configuration the store cannot use stops start-up, naming the variabl
     assert.isTrue(Exit.isSuccess(yield* readConfig({ DATABASE_URL: "postgresql://u:p@db.example:5432/w" })))
   }))
 
+// On an empty directory, as `npm start` on a new machine: the one test of the default run whose store is
+// created by the service's own `initdb` (the others copy the run's template, test/support/PgliteTemplate.ts).
 it.effect(
   "a second service on the same embedded data directory stops, naming the directory",
   () =>
     Effect.gen(function*() {
       const dir = yield* Effect.acquireRelease(
-        Effect.sync(() => TestDatabase.pgliteDataDir("waitlist-owner-")),
+        Effect.promise(() => mkdtemp(join(tmpdir(), "waitlist-owner-"))),
         (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
       )
       const config = Layer.succeed(ConfigProvider.ConfigProvider)(ConfigProvider.fromUnknown({ DATA_DIR: dir }))
