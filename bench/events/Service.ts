@@ -6,7 +6,7 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
 import { adminUrl } from "../Database.ts"
-import { memory, processTree, sleep } from "./Support.ts"
+import { memory, ownMemory, processTree, sleep } from "./Support.ts"
 
 /**
  * Where the service's code is: this repository, or `BENCH_SERVICE_ROOT` (another checkout, to measure a
@@ -119,10 +119,17 @@ const collectGarbage = async (port: number) => {
 export const measureMemory = async (service: Service) => {
   const rss = memory(service.pid, "VmRSS")
   const processes = processTree(service.pid)
-  let heapUsedAfterGc = 0
-  for (let i = 0; i < processes.length; i++) heapUsedAfterGc += await collectGarbage(service.inspectPort + i)
+  const heaps: Array<number> = []
+  for (let i = 0; i < processes.length; i++) heaps.push(await collectGarbage(service.inspectPort + i))
   await sleep(200)
-  return { rss, rssAfterGc: memory(service.pid, "VmRSS"), heapUsedAfterGc, processes: processes.length }
+  const byProcess = processes.map((pid, i) => ({ rssAfterGc: ownMemory(pid, "VmRSS"), heapUsedAfterGc: heaps[i]! }))
+  return {
+    rss,
+    rssAfterGc: byProcess.reduce((sum, each) => sum + each.rssAfterGc, 0),
+    heapUsedAfterGc: heaps.reduce((sum, each) => sum + each, 0),
+    /** The service first, then its stream process if it has one. */
+    byProcess
+  }
 }
 
 /**

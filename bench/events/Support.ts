@@ -42,7 +42,7 @@ export const processTree = (pid: number): ReadonlyArray<number> => {
   return [pid, ...children.flatMap(processTree)]
 }
 
-const ownMemory = (pid: number, field: "VmRSS" | "VmHWM") => {
+export const ownMemory = (pid: number, field: "VmRSS" | "VmHWM") => {
   const status = readFileSync(`/proc/${pid}/status`, "utf8")
   const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)
   if (match === null) throw new Error(`no ${field} in /proc/${pid}/status`)

@@ -180,28 +180,36 @@ export const make = Effect.gen(function*() {
    */
   interface SharedPage {
     readonly read: Deferred.Deferred<EventRead, UnknownJob | HistoryPruned | Unavailable>
-    readonly number: number
+    /** Its number among the reads begun; infinite until it begins. */
+    number: number
   }
   const pages = new Map<string, SharedPage>()
+  /** Reads begun so far. */
   let reads = 0
   const historyPage = (accountId: AccountId, options: EventPageOptions, readAfter: number) =>
     Effect.suspend(() => {
       const key = `${accountId} ${options.jobId ?? ""} ${options.after} ${options.limit}`
       let page = pages.get(key)
       if (page === undefined || page.number <= readAfter) {
-        const shared: SharedPage = { read: Deferred.makeUnsafe(), number: ++reads }
+        const shared: SharedPage = { read: Deferred.makeUnsafe(), number: Number.POSITIVE_INFINITY }
         pages.set(key, page = shared)
-        Effect.runForkWith(services)(jobs.eventPage(accountId, options)).addObserver((exit) => {
-          Deferred.doneUnsafe(shared.read, exit)
-          const forget = () => {
-            if (pages.get(key) === shared) pages.delete(key)
-          }
-          // A failure is not kept: the next follower reads again.
-          if (Exit.isSuccess(exit)) setTimeout(forget, sharedPageLife).unref()
-          else forget()
+        // Begun on the next turn: the followers that join their tail meanwhile (those woken by the same
+        // first page) can take it too.
+        setImmediate(() => {
+          shared.number = ++reads
+          Effect.runForkWith(services)(jobs.eventPage(accountId, options)).addObserver((exit) => {
+            Deferred.doneUnsafe(shared.read, exit)
+            const forget = () => {
+              if (pages.get(key) === shared) pages.delete(key)
+            }
+            // A failure is not kept: the next follower reads again.
+            if (Exit.isSuccess(exit)) setTimeout(forget, sharedPageLife).unref()
+            else forget()
+          })
         })
       }
-      return Deferred.await(page.read)
+      const taken = page
+      return Effect.map(Deferred.await(taken.read), (read) => ({ read, number: taken.number }))
     })
 
   // One subscriber for the whole process: each wake-up opens the latch of its account's tail, if any.
@@ -221,7 +229,7 @@ export const make = Effect.gen(function*() {
     Effect.gen(function*() {
       // The first page answers for the cursor and the Job before anything is handed on.
       // Any page will do: the table is read again (below) once the follower has joined its tail.
-      const first = yield* historyPage(accountId, { jobId, after, limit: pageSize }, 0)
+      const { read: first } = yield* historyPage(accountId, { jobId, after, limit: pageSize }, 0)
       const hand = (events: ReadonlyArray<JobEvent>) => {
         const wanted = jobId === undefined ? events : events.filter((event) => event.jobId === jobId)
         if (wanted.length > 0) follower.deliver(wanted)
@@ -235,13 +243,18 @@ export const make = Effect.gen(function*() {
       let closed = false
       let catchingUp: Fiber.Fiber<void> | undefined
       /**
-       * Reads the table after `seen`, up to `until` (all of it when undefined), taking only pages whose
-       * read began after the `readAfter`-th (see `historyPage`): after what it must include was published.
+       * Reads the table after `seen`, up to `until` (all of it when undefined). Everything up to `need`
+       * was published when the `readAfter`-th read began (see `historyPage`): a shared page that began
+       * before is taken only if it is full or reaches `need`, otherwise the table is read again.
        */
-      const readTable = (until: number | undefined, readAfter: number) =>
+      const readTable = (until: number | undefined, need: number, readAfter: number) =>
         Effect.gen(function*() {
           while (until === undefined || seen < until) {
-            const { events } = yield* historyPage(accountId, { jobId, after: seen, limit: pageSize }, readAfter)
+            const options = { jobId, after: seen, limit: pageSize }
+            const shared = yield* historyPage(accountId, options, 0)
+            const stale = shared.number <= readAfter && shared.read.events.length < pageSize
+              && (shared.read.events.at(-1)?.position ?? seen) < need
+            const { events } = stale ? (yield* historyPage(accountId, options, readAfter)).read : shared.read
             const wanted = until === undefined ? events : events.filter((e) => e.position <= until)
             hand(wanted)
             seen = wanted.at(-1)?.position ?? seen
@@ -266,13 +279,13 @@ export const make = Effect.gen(function*() {
        */
       const catchUp = (until: number | undefined, atLeast: number, readAfter: number): Effect.Effect<void> =>
         Effect.gen(function*() {
-          yield* readTable(until, readAfter)
+          yield* readTable(until, until ?? atLeast, readAfter)
           seen = Math.max(seen, atLeast)
           while (waiting !== undefined) {
             const batch = waiting.shift()
             if (batch === undefined) waiting = undefined
             else if (batch.from > seen) {
-              yield* readTable(batch.from, reads)
+              yield* readTable(batch.from, batch.from, reads)
               takeLive(batch)
             } else takeLive(batch)
           }
