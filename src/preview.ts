@@ -1,6 +1,7 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { PreviewHttpLive } from "./http/JobsPreview.ts"
+import * as StreamProcess from "./http/StreamProcess.ts"
 import * as ApiKeysLive from "./services/access/ApiKeysLive.ts"
 import * as Idempotency from "./services/access/Idempotency.ts"
 import * as IdempotencyLive from "./services/access/IdempotencyLive.ts"
@@ -56,4 +57,7 @@ export const JobServicesLive = Layer.mergeAll(
     Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layer))
   )
 
-export const PreviewLive = PreviewHttpLive.pipe(Layer.provide(JobServicesLive))
+export const PreviewLive = PreviewHttpLive.pipe(
+  Layer.provide(StreamProcess.layer),
+  Layer.provide(JobServicesLive)
+)

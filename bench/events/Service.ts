@@ -6,7 +6,7 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
 import { adminUrl } from "../Database.ts"
-import { memory, sleep } from "./Support.ts"
+import { memory, ownMemory, processTree, sleep } from "./Support.ts"
 
 /**
  * Where the service's code is: this repository, or `BENCH_SERVICE_ROOT` (another checkout, to measure a
@@ -80,15 +80,11 @@ export const stopService = async (service: Service) => {
   clearTimeout(timer)
 }
 
-/**
- * Memory of the service as it is (`VmRSS`), then after two full garbage collections (run through its
- * inspector): what is garbage and what is held. `heapUsed` is V8's used heap after them.
- */
-export const measureMemory = async (service: Service) => {
-  const rss = memory(service.pid, "VmRSS")
-  const targets = await fetch(`http://127.0.0.1:${service.inspectPort}/json/list`).then((r) =>
-    r.json()
-  ) as ReadonlyArray<{ readonly webSocketDebuggerUrl: string }>
+/** Runs two full garbage collections in the process whose inspector listens on `port`, and reads its heap. */
+const collectGarbage = async (port: number) => {
+  const targets = await fetch(`http://127.0.0.1:${port}/json/list`).then((r) => r.json()) as ReadonlyArray<
+    { readonly webSocketDebuggerUrl: string }
+  >
   const socket = new WebSocket(targets[0]!.webSocketDebuggerUrl)
   await new Promise<void>((resolve, reject) => {
     socket.addEventListener("open", () => resolve())
@@ -111,8 +107,29 @@ export const measureMemory = async (service: Service) => {
   await send("HeapProfiler.collectGarbage")
   const usage = await send("Runtime.getHeapUsage") as { readonly usedSize: number }
   socket.close()
+  return usage.usedSize / 1024 / 1024
+}
+
+/**
+ * Memory of the service as it is (`VmRSS`), then after two full garbage collections (run through its
+ * inspector): what is garbage and what is held. `heapUsedAfterGc` is V8's used heap after them. A service
+ * with a stream process (`EVENTS_STREAM_PROCESS`) counts both processes: the stream process is given the
+ * inspector port after the service's (as `node:cluster` does for its workers).
+ */
+export const measureMemory = async (service: Service) => {
+  const rss = memory(service.pid, "VmRSS")
+  const processes = processTree(service.pid)
+  const heaps: Array<number> = []
+  for (let i = 0; i < processes.length; i++) heaps.push(await collectGarbage(service.inspectPort + i))
   await sleep(200)
-  return { rss, rssAfterGc: memory(service.pid, "VmRSS"), heapUsedAfterGc: usage.usedSize / 1024 / 1024 }
+  const byProcess = processes.map((pid, i) => ({ rssAfterGc: ownMemory(pid, "VmRSS"), heapUsedAfterGc: heaps[i]! }))
+  return {
+    rss,
+    rssAfterGc: byProcess.reduce((sum, each) => sum + each.rssAfterGc, 0),
+    heapUsedAfterGc: heaps.reduce((sum, each) => sum + each, 0),
+    /** The service first, then its stream process if it has one. */
+    byProcess
+  }
 }
 
 /**

@@ -79,7 +79,7 @@ export const streamMemory = async (
 ): Promise<StreamMemory> => {
   await sleep(2000)
   const idle = await measureMemory(service)
-  const per = (field: keyof Memory) => ((idle[field] - before[field]) * 1024) / count
+  const per = (field: "rss" | "rssAfterGc" | "heapUsedAfterGc") => ((idle[field] - before[field]) * 1024) / count
   return {
     streams: count,
     openSeconds: opened.seconds,
@@ -106,6 +106,16 @@ export const report = (m: StreamMemory): ReadonlyArray<string> => [
   `  ${"  increase per stream, KB".padEnd(50)}${fixed(m.perStreamKB.rss, 1).padStart(8)}${
     fixed(m.perStreamKB.rssAfterGc, 1).padStart(10)
   }${fixed(m.perStreamKB.heapUsedAfterGc, 1).padStart(11)}`,
+  ...(m.idle.byProcess.length < 2 ? [] : m.idle.byProcess.map((each, i) => {
+    const was = m.before.byProcess[i]
+    const per = (field: "rssAfterGc" | "heapUsedAfterGc") =>
+      was === undefined ? NaN : ((each[field] - was[field]) * 1024) / m.streams
+    return `  ${`    of which the ${i === 0 ? "service" : "stream process"}, MB; per stream, KB`.padEnd(58)}${
+      fixed(each.rssAfterGc, 1).padStart(10)
+    }${fixed(each.heapUsedAfterGc, 1).padStart(11)};${fixed(per("rssAfterGc"), 1).padStart(7)}${
+      fixed(per("heapUsedAfterGc"), 1).padStart(7)
+    }`
+  })),
   `  ${`time to open ${grouped(m.streams)} more streams (100 at once)`.padEnd(50)}${
     fixed(m.openSeconds, 1)
   } s; answered 503 (then opened again): ${m.refusals.length}`,

@@ -30,21 +30,41 @@ export const fixed = (value: number, digits = 2) => Number.isFinite(value) ? val
 export const grouped = (value: number) => value.toLocaleString("en-US")
 export const log = (line: string) => process.stderr.write(`[bench] ${line}\n`)
 
-/** Resident memory of a process, in MB: `VmRSS` (now) or `VmHWM` (the peak so far). */
-export const memory = (pid: number, field: "VmRSS" | "VmHWM") => {
+/** A process and its descendants (the service's stream process), from /proc. */
+export const processTree = (pid: number): ReadonlyArray<number> => {
+  let children: ReadonlyArray<number> = []
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(" ").filter((c) => c !== "")
+      .map(Number)
+  } catch {
+    // Gone meanwhile: no children.
+  }
+  return [pid, ...children.flatMap(processTree)]
+}
+
+export const ownMemory = (pid: number, field: "VmRSS" | "VmHWM") => {
   const status = readFileSync(`/proc/${pid}/status`, "utf8")
   const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)
   if (match === null) throw new Error(`no ${field} in /proc/${pid}/status`)
   return Number(match[1]) / 1024
 }
 
+/**
+ * Resident memory of a process and its descendants, in MB: `VmRSS` (now) or `VmHWM` (the peak so far;
+ * summed over the processes, so at most their peak together).
+ */
+export const memory = (pid: number, field: "VmRSS" | "VmHWM") =>
+  processTree(pid).reduce((sum, each) => sum + ownMemory(each, field), 0)
+
 const clockTicks = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100
-/** CPU time a process has used so far (user + system), in seconds. */
-export const cpuSeconds = (pid: number) => {
+const ownCpuSeconds = (pid: number) => {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
   return (Number(fields[11]) + Number(fields[12])) / clockTicks
 }
+
+/** CPU time a process and its descendants have used so far (user + system), in seconds. */
+export const cpuSeconds = (pid: number) => processTree(pid).reduce((sum, each) => sum + ownCpuSeconds(each), 0)
 
 /** Runs `task` over `items` with at most `limit` at once. */
 export const pooled = async <A, B>(

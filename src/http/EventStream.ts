@@ -70,6 +70,21 @@ const frame = (bytes: Buffer): Frame => ({
 /** A comment line: what keeps an idle connection (and every proxy on its way) open. */
 const heartbeat = frame(Buffer.from(":\n\n"))
 
+/** The last chunk of a chunked body: what ends a stream written to its socket directly. */
+const lastChunk = Buffer.from("0\r\n\r\n")
+
+/** `retry:`, the first bytes of every stream. */
+export const retryBytes = retry
+
+/** The head of every stream, besides what Node adds (its date and framing). */
+export const streamHeaders = {
+  "content-type": "text/event-stream",
+  "cache-control": "no-store",
+  "x-accel-buffering": "no",
+  // A stream written by the stream process ends by closing its connection; every stream says so.
+  connection: "close"
+} as const
+
 /**
  * Each event's text, and each delivery's bytes, made once however many streams carry them: the feed
  * hands the same objects to every stream of an account.
@@ -107,12 +122,31 @@ class Connection extends Readable {
 
   private readonly release: (connection: Connection) => void
   private readonly response: ServerResponse | undefined
+  /** Whether it was handed its socket with the head and `retry:` sent (by another process). */
+  readonly handed: boolean
 
-  constructor(release: (connection: Connection) => void, response: ServerResponse | undefined) {
+  constructor(release: (connection: Connection) => void, target: ServerResponse | Socket | undefined) {
     super({ highWaterMark: 64 * 1024 })
     this.release = release
-    this.response = response
-    this.push(retry)
+    if (target === undefined || "chunkedEncoding" in target) {
+      this.response = target
+      this.handed = false
+      this.push(retry)
+    } else {
+      this.response = undefined
+      this.handed = true
+      this.socket = target
+      target.on("close", () => this.destroy())
+      target.on("error", () => target.destroy())
+      // A client does not send on its stream; one that closes its side has left.
+      target.on("end", () => this.finish())
+      target.resume()
+    }
+  }
+
+  /** A body the server never started to write (its request was abandoned after the answer was made). */
+  get abandoned() {
+    return !this.handed && this.readableFlowing === null
   }
 
   /** The socket, when nothing the response was given waits to reach it and it frames chunks. */
@@ -136,6 +170,7 @@ class Connection extends Readable {
   override _destroy(error: Error | null, callback: (error?: Error | null) => void) {
     this.ended = true
     this.following?.close()
+    if (this.handed) this.socket?.destroy()
     this.release(this)
     callback(error)
   }
@@ -160,7 +195,8 @@ class Connection extends Readable {
     if (this.ended) return
     this.ended = true
     this.following?.close()
-    this.push(null)
+    if (this.handed) this.socket?.end(lastChunk)
+    else this.push(null)
   }
 
   readonly ready = Effect.callback<void>((resume) => {
@@ -173,6 +209,34 @@ class Connection extends Readable {
   })
 }
 
+/** 429 `too_many_streams`: the account holds `max` open streams on this server. */
+export const tooManyStreams = (max: number) =>
+  new TooManyStreams({
+    message: `This account holds ${max} open event streams, as many as it may on this server; `
+      + "close one, or read JSON pages."
+  })
+
+type StreamError = TooManyStreams | UnknownJob | HistoryPruned | Unavailable
+
+export interface Streams {
+  /** A stream answered by this process's router: its response, or why it cannot start. */
+  readonly open: (
+    accountId: AccountId,
+    follow: FollowOptions,
+    response: ServerResponse | undefined
+  ) => Effect.Effect<HttpServerResponse.HttpServerResponse, StreamError>
+  /**
+   * A stream whose head and `retry:` another process has sent on `socket` (see `StreamProcess`),
+   * followed from here until it ends (`onEnd`, once).
+   */
+  readonly adopt: (
+    accountId: AccountId,
+    follow: FollowOptions,
+    socket: Socket,
+    onEnd: () => void
+  ) => Effect.Effect<void, StreamError>
+}
+
 /**
  * The process's event streams: at most `maxPerAccount` open per account, each a `Connection`, every one
  * ended when `draining` is set.
@@ -181,17 +245,7 @@ export const make = (options: {
   readonly heartbeat: Duration.Duration
   readonly maxPerAccount: number
   readonly draining: Deferred.Deferred<void>
-}): Effect.Effect<
-  {
-    readonly open: (
-      accountId: AccountId,
-      follow: FollowOptions,
-      response: ServerResponse | undefined
-    ) => Effect.Effect<HttpServerResponse.HttpServerResponse, TooManyStreams | UnknownJob | HistoryPruned | Unavailable>
-  },
-  never,
-  EventFeed | Scope.Scope
-> =>
+}): Effect.Effect<Streams, never, EventFeed | Scope.Scope> =>
   Effect.gen(function*() {
     const feed = yield* EventFeed
     const services = yield* Effect.context<never>()
@@ -216,7 +270,7 @@ export const make = (options: {
     yield* Effect.sleep(options.heartbeat).pipe(
       Effect.andThen(Effect.sync(() => {
         for (const connection of open) {
-          if (connection.readableFlowing === null && ++connection.unread > 2) connection.destroy()
+          if (connection.abandoned && ++connection.unread > 2) connection.destroy()
           else connection.send(heartbeat)
         }
       })),
@@ -224,48 +278,57 @@ export const make = (options: {
       Effect.forkScoped
     )
 
-    const tooMany = new TooManyStreams({
-      message: `This account holds ${options.maxPerAccount} open event streams, as many as it may on this server; `
-        + "close one, or read JSON pages."
-    })
+    const tooMany = tooManyStreams(options.maxPerAccount)
+
+    const attach = (
+      accountId: AccountId,
+      follow: FollowOptions,
+      target: ServerResponse | Socket | undefined,
+      onEnd?: () => void
+    ) =>
+      Effect.suspend((): Effect.Effect<Connection, StreamError> => {
+        const count = perAccount.get(accountId) ?? 0
+        if (count >= options.maxPerAccount) return Effect.fail(tooMany)
+        perAccount.set(accountId, count + 1)
+        const connection = new Connection((connection) => {
+          open.delete(connection)
+          const left = (perAccount.get(accountId) ?? 1) - 1
+          if (left === 0) perAccount.delete(accountId)
+          else perAccount.set(accountId, left)
+          onEnd?.()
+        }, target)
+        open.add(connection)
+        return feed.follow(accountId, follow, {
+          deliver: (events) => connection.send(frameOf(events)),
+          ready: connection.ready,
+          end: (error) => {
+            if (error !== undefined) {
+              // A store that fails ends the stream: the client resumes after the last id it received.
+              Effect.runForkWith(services)(Effect.logWarning("event stream ended by its store", error))
+            }
+            connection.finish()
+          }
+        }).pipe(
+          Effect.map((following) => {
+            connection.follows(following)
+            if (draining) connection.finish()
+            return connection
+          }),
+          Effect.onError(() => Effect.sync(() => connection.destroy()))
+        )
+      })
 
     return {
       open: (accountId, follow, response) =>
-        Effect.suspend((): Effect.Effect<
-          HttpServerResponse.HttpServerResponse,
-          TooManyStreams | UnknownJob | HistoryPruned | Unavailable
-        > => {
-          const count = perAccount.get(accountId) ?? 0
-          if (count >= options.maxPerAccount) return Effect.fail(tooMany)
-          perAccount.set(accountId, count + 1)
-          const connection = new Connection((connection) => {
-            open.delete(connection)
-            const left = (perAccount.get(accountId) ?? 1) - 1
-            if (left === 0) perAccount.delete(accountId)
-            else perAccount.set(accountId, left)
-          }, response)
-          open.add(connection)
-          return feed.follow(accountId, follow, {
-            deliver: (events) => connection.send(frameOf(events)),
-            ready: connection.ready,
-            end: (error) => {
-              if (error !== undefined) {
-                // A store that fails ends the stream: the client resumes after the last id it received.
-                Effect.runForkWith(services)(Effect.logWarning("event stream ended by its store", error))
-              }
-              connection.finish()
+        Effect.map(attach(accountId, follow, response), (connection) =>
+          HttpServerResponse.raw(connection, {
+            contentType: streamHeaders["content-type"],
+            headers: {
+              "cache-control": streamHeaders["cache-control"],
+              "x-accel-buffering": streamHeaders["x-accel-buffering"],
+              connection: streamHeaders.connection
             }
-          }).pipe(
-            Effect.map((following) => {
-              connection.follows(following)
-              if (draining) connection.finish()
-              return HttpServerResponse.raw(connection, {
-                contentType: "text/event-stream",
-                headers: { "cache-control": "no-store", "x-accel-buffering": "no" }
-              })
-            }),
-            Effect.onError(() => Effect.sync(() => connection.destroy()))
-          )
-        })
-    }
+          })),
+      adopt: (accountId, follow, socket, onEnd) => Effect.asVoid(attach(accountId, follow, socket, onEnd))
+    } satisfies Streams
   })

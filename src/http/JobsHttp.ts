@@ -1,4 +1,5 @@
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import type { HttpServerRequest } from "effect/http/HttpServerRequest"
@@ -35,6 +36,7 @@ import { CurrentPrincipal } from "./Authentication.ts"
 import { Draining } from "./Draining.ts"
 import * as EventStream from "./EventStream.ts"
 import { PreviewApi } from "./JobsApi.ts"
+import { StreamProcess } from "./StreamProcess.ts"
 
 const defaultListLimit = 20
 const defaultEventLimit = 100
@@ -129,11 +131,14 @@ export const JobsHttpLive = HttpApiBuilder.group(PreviewApi, "Jobs", (handlers) 
     const jobs = yield* Jobs
     const proposals = yield* Proposals
     const approvals = yield* Approvals
+    const draining = yield* Draining
     const streams = yield* EventStream.make({
       heartbeat: yield* EventStream.HeartbeatInterval,
       maxPerAccount: yield* EventStream.MaxStreamsPerAccount,
-      draining: yield* Draining
+      draining
     })
+    const handover = yield* StreamProcess
+    if (handover !== undefined) yield* Effect.forkScoped(Effect.andThen(Deferred.await(draining), handover.drain))
 
     /**
      * The account's events (or one Job's) after the cursor: a JSON page, or with `Accept:
@@ -153,6 +158,15 @@ export const JobsHttpLive = HttpApiBuilder.group(PreviewApi, "Jobs", (handlers) 
         const after = yield* cursorOf(options.lastEventId, options.after)
         if (EventStream.wantsEventStream(request.headers.accept)) {
           const response = NodeHttpServerRequest.toServerResponse(request)
+          if (handover !== undefined && "chunkedEncoding" in response) {
+            const follow = { jobId: options.jobId, after }
+            return yield* wire(handover.handOver(
+              principal.accountId,
+              follow,
+              response,
+              jobs.eventPage(principal.accountId, { ...follow, limit: 1 })
+            ))
+          }
           return yield* wire(streams.open(
             principal.accountId,
             { jobId: options.jobId, after },

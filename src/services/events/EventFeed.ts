@@ -1,5 +1,6 @@
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -15,6 +16,7 @@ import type { JobEvent } from "../../schema/JobEvent.ts"
 import type { JobId } from "../../schema/JobRef.ts"
 import { HistoryPruned } from "../jobs/JobErrors.ts"
 import type { UnknownJob } from "../jobs/JobErrors.ts"
+import type { EventPageOptions, EventRead } from "../jobs/Jobs.ts"
 import { Jobs } from "../jobs/Jobs.ts"
 import { EventSignal, everyone } from "./EventSignal.ts"
 
@@ -99,6 +101,8 @@ const pollInterval = Duration.seconds(10)
 const pendingInterval = Duration.millis(10)
 /** The least time between two reads of a tail: what is published meanwhile goes out in one delivery. */
 const coalesceWindow = Duration.millis(50)
+/** How long a page of history read for one follower answers others that ask for the same page. */
+const sharedPageLife = 1000
 
 export const make = Effect.gen(function*() {
   const jobs = yield* Jobs
@@ -166,6 +170,48 @@ export const make = Effect.gen(function*() {
 
   const tails = yield* RcMap.make({ lookup: openTail, idleTimeToLive: Duration.seconds(5) })
 
+  /**
+   * History, read once for the followers that ask for the same page at about the same time (clients that
+   * reconnect together from the same `Last-Event-ID`): they are handed the same events, so that their
+   * bytes are made once too. Events never change, so a page read a moment ago is still true, but it may
+   * end before what a tail has handed on since: a follower that has joined its tail takes only pages whose
+   * read began after it joined, or after the batch that sent it back to the table (`readAfter`, a count
+   * of reads). The read runs on its own, so that a follower that leaves does not fail the others.
+   */
+  interface SharedPage {
+    readonly read: Deferred.Deferred<EventRead, UnknownJob | HistoryPruned | Unavailable>
+    /** Its number among the reads begun; infinite until it begins. */
+    number: number
+  }
+  const pages = new Map<string, SharedPage>()
+  /** Reads begun so far. */
+  let reads = 0
+  const historyPage = (accountId: AccountId, options: EventPageOptions, readAfter: number) =>
+    Effect.suspend(() => {
+      const key = `${accountId} ${options.jobId ?? ""} ${options.after} ${options.limit}`
+      let page = pages.get(key)
+      if (page === undefined || page.number <= readAfter) {
+        const shared: SharedPage = { read: Deferred.makeUnsafe(), number: Number.POSITIVE_INFINITY }
+        pages.set(key, page = shared)
+        // Begun on the next turn: the followers that join their tail meanwhile (those woken by the same
+        // first page) can take it too.
+        setImmediate(() => {
+          shared.number = ++reads
+          Effect.runForkWith(services)(jobs.eventPage(accountId, options)).addObserver((exit) => {
+            Deferred.doneUnsafe(shared.read, exit)
+            const forget = () => {
+              if (pages.get(key) === shared) pages.delete(key)
+            }
+            // A failure is not kept: the next follower reads again.
+            if (Exit.isSuccess(exit)) setTimeout(forget, sharedPageLife).unref()
+            else forget()
+          })
+        })
+      }
+      const taken = page
+      return Effect.map(Deferred.await(taken.read), (read) => ({ read, number: taken.number }))
+    })
+
   // One subscriber for the whole process: each wake-up opens the latch of its account's tail, if any.
   const wakeups = yield* signal.subscribe
   yield* PubSub.take(wakeups).pipe(
@@ -182,7 +228,8 @@ export const make = Effect.gen(function*() {
   const follow = (accountId: AccountId, { after, jobId }: FollowOptions, follower: Follower) =>
     Effect.gen(function*() {
       // The first page answers for the cursor and the Job before anything is handed on.
-      const first = yield* jobs.eventPage(accountId, { jobId, after, limit: pageSize })
+      // Any page will do: the table is read again (below) once the follower has joined its tail.
+      const { read: first } = yield* historyPage(accountId, { jobId, after, limit: pageSize }, 0)
       const hand = (events: ReadonlyArray<JobEvent>) => {
         const wanted = jobId === undefined ? events : events.filter((event) => event.jobId === jobId)
         if (wanted.length > 0) follower.deliver(wanted)
@@ -195,12 +242,19 @@ export const make = Effect.gen(function*() {
       let waiting: Array<Batch> | undefined = []
       let closed = false
       let catchingUp: Fiber.Fiber<void> | undefined
-
-      /** Reads the table after `seen`, up to `until` (all of it when undefined). */
-      const readTable = (until: number | undefined) =>
+      /**
+       * Reads the table after `seen`, up to `until` (all of it when undefined). Everything up to `need`
+       * was published when the `readAfter`-th read began (see `historyPage`): a shared page that began
+       * before is taken only if it is full or reaches `need`, otherwise the table is read again.
+       */
+      const readTable = (until: number | undefined, need: number, readAfter: number) =>
         Effect.gen(function*() {
           while (until === undefined || seen < until) {
-            const { events } = yield* jobs.eventPage(accountId, { jobId, after: seen, limit: pageSize })
+            const options = { jobId, after: seen, limit: pageSize }
+            const shared = yield* historyPage(accountId, options, 0)
+            const stale = shared.number <= readAfter && shared.read.events.length < pageSize
+              && (shared.read.events.at(-1)?.position ?? seen) < need
+            const { events } = stale ? (yield* historyPage(accountId, options, readAfter)).read : shared.read
             const wanted = until === undefined ? events : events.filter((e) => e.position <= until)
             hand(wanted)
             seen = wanted.at(-1)?.position ?? seen
@@ -223,15 +277,15 @@ export const make = Effect.gen(function*() {
        * Reads the table up to `until` (all of it when undefined), stands at least at `atLeast`, then hands
        * on the batches that arrived meanwhile, until none is left behind: the member is live.
        */
-      const catchUp = (until: number | undefined, atLeast: number): Effect.Effect<void> =>
+      const catchUp = (until: number | undefined, atLeast: number, readAfter: number): Effect.Effect<void> =>
         Effect.gen(function*() {
-          yield* readTable(until)
+          yield* readTable(until, until ?? atLeast, readAfter)
           seen = Math.max(seen, atLeast)
           while (waiting !== undefined) {
             const batch = waiting.shift()
             if (batch === undefined) waiting = undefined
             else if (batch.from > seen) {
-              yield* readTable(batch.from)
+              yield* readTable(batch.from, batch.from, reads)
               takeLive(batch)
             } else takeLive(batch)
           }
@@ -244,8 +298,8 @@ export const make = Effect.gen(function*() {
             })
           )
         )
-      const startCatchUp = (until: number | undefined, atLeast: number) => {
-        catchingUp = Effect.runForkWith(services)(catchUp(until, atLeast))
+      const startCatchUp = (until: number | undefined, atLeast: number, readAfter: number) => {
+        catchingUp = Effect.runForkWith(services)(catchUp(until, atLeast, readAfter))
       }
 
       const memberScope = yield* Scope.make()
@@ -260,7 +314,7 @@ export const make = Effect.gen(function*() {
           if (waiting !== undefined) waiting.push(batch)
           else if (batch.from > seen) {
             waiting = [batch]
-            startCatchUp(batch.from, batch.from)
+            startCatchUp(batch.from, batch.from, reads)
           } else takeLive(batch)
         },
         end: () => stop()
@@ -280,7 +334,7 @@ export const make = Effect.gen(function*() {
 
       // Everything up to the tail's head was published before the table is read again below.
       tail.members.add(member)
-      startCatchUp(undefined, tail.head.position)
+      startCatchUp(undefined, tail.head.position, reads)
       return { close } satisfies Following
     })
 
