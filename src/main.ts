@@ -1,11 +1,8 @@
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import * as Cause from "effect/Cause"
-import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
-import * as Runtime from "effect/Runtime"
 import * as JobsGate from "./http/JobsGate.ts"
 import { NodeServerLive } from "./http/Server.ts"
+import { launch } from "./launch.ts"
 import * as Database from "./services/store/Database.ts"
 import * as Migrations from "./services/store/Migrations.ts"
 import * as Waitlist from "./services/waitlist/Waitlist.ts"
@@ -21,12 +18,5 @@ JobsGate.layer(() => import("./preview.ts").then((preview) => preview.PreviewLiv
   Layer.provide(WaitlistServiceLive),
   Layer.provide(StoreLive),
   Layer.provide(Logger.layer([Logger.consoleJson])),
-  Layer.launch,
-  // SIGTERM and SIGINT stop the service gracefully (no new connections, requests in flight finish,
-  // then the pool closes): that is a clean exit, not a failure.
-  (main) =>
-    NodeRuntime.runMain(main, {
-      teardown: (exit, onExit) =>
-        Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) ? onExit(0) : Runtime.defaultTeardown(exit, onExit)
-    })
+  launch
 )

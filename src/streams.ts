@@ -1,14 +1,11 @@
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
-import * as Runtime from "effect/Runtime"
 import type { Socket } from "node:net"
 import * as EventStream from "./http/EventStream.ts"
 import type { FromStreams, ToStreams } from "./http/StreamProcess.ts"
+import { launch } from "./launch.ts"
 import * as EventFeed from "./services/events/EventFeed.ts"
 import * as EventSignal from "./services/events/EventSignal.ts"
 import * as JobsLive from "./services/jobs/JobsLive.ts"
@@ -69,10 +66,5 @@ StreamsLive.pipe(
   Layer.provide(Layer.merge(JobWork.layer, EventSignal.layerLive)),
   Layer.provide(Migrations.layer.pipe(Layer.provideMerge(Database.layer))),
   Layer.provide(Logger.layer([Logger.consoleJson])),
-  Layer.launch,
-  (main) =>
-    NodeRuntime.runMain(main, {
-      teardown: (exit, onExit) =>
-        Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) ? onExit(0) : Runtime.defaultTeardown(exit, onExit)
-    })
+  launch
 )
