@@ -216,6 +216,29 @@ export const tooManyStreams = (max: number) =>
       + "close one, or read JSON pages."
   })
 
+/**
+ * Open streams counted per account, at most `max` each: this process's streams (`make`), or those it
+ * has handed to its stream process (`StreamProcess`).
+ */
+export const accountLimit = (max: number) => {
+  const counts = new Map<AccountId, number>()
+  return {
+    /** Holds a place for one more stream of the account; `false` when it holds `max` already. */
+    take: (accountId: AccountId): boolean => {
+      const count = counts.get(accountId) ?? 0
+      if (count >= max) return false
+      counts.set(accountId, count + 1)
+      return true
+    },
+    release: (accountId: AccountId) => {
+      const left = (counts.get(accountId) ?? 1) - 1
+      if (left <= 0) counts.delete(accountId)
+      else counts.set(accountId, left)
+    },
+    clear: () => counts.clear()
+  }
+}
+
 type StreamError = TooManyStreams | UnknownJob | HistoryPruned | Unavailable
 
 export interface Streams {
@@ -250,7 +273,7 @@ export const make = (options: {
     const feed = yield* EventFeed
     const services = yield* Effect.context<never>()
     const open = new Set<Connection>()
-    const perAccount = new Map<AccountId, number>()
+    const limit = accountLimit(options.maxPerAccount)
     let draining = false
 
     yield* Effect.forkScoped(Effect.andThen(
@@ -279,6 +302,7 @@ export const make = (options: {
     )
 
     const tooMany = tooManyStreams(options.maxPerAccount)
+    const { "content-type": contentType, ...headers } = streamHeaders
 
     const attach = (
       accountId: AccountId,
@@ -287,14 +311,10 @@ export const make = (options: {
       onEnd?: () => void
     ) =>
       Effect.suspend((): Effect.Effect<Connection, StreamError> => {
-        const count = perAccount.get(accountId) ?? 0
-        if (count >= options.maxPerAccount) return Effect.fail(tooMany)
-        perAccount.set(accountId, count + 1)
+        if (!limit.take(accountId)) return Effect.fail(tooMany)
         const connection = new Connection((connection) => {
           open.delete(connection)
-          const left = (perAccount.get(accountId) ?? 1) - 1
-          if (left === 0) perAccount.delete(accountId)
-          else perAccount.set(accountId, left)
+          limit.release(accountId)
           onEnd?.()
         }, target)
         open.add(connection)
@@ -321,14 +341,8 @@ export const make = (options: {
     return {
       open: (accountId, follow, response) =>
         Effect.map(attach(accountId, follow, response), (connection) =>
-          HttpServerResponse.raw(connection, {
-            contentType: streamHeaders["content-type"],
-            headers: {
-              "cache-control": streamHeaders["cache-control"],
-              "x-accel-buffering": streamHeaders["x-accel-buffering"],
-              connection: streamHeaders.connection
-            }
-          })),
-      adopt: (accountId, follow, socket, onEnd) => Effect.asVoid(attach(accountId, follow, socket, onEnd))
+          HttpServerResponse.raw(connection, { contentType, headers })),
+      adopt: (accountId, follow, socket, onEnd) =>
+        Effect.asVoid(attach(accountId, follow, socket, onEnd))
     } satisfies Streams
   })

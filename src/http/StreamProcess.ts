@@ -17,7 +17,7 @@ import type { AccountId } from "../schema/ApiKey.ts"
 import { Unavailable } from "../schema/Errors.ts"
 import type { FollowOptions } from "../services/events/EventFeed.ts"
 import { DatabaseConfig } from "../services/store/Database.ts"
-import { MaxStreamsPerAccount, retryBytes, streamHeaders, tooManyStreams } from "./EventStream.ts"
+import { accountLimit, MaxStreamsPerAccount, retryBytes, streamHeaders, tooManyStreams } from "./EventStream.ts"
 
 /**
  * Event streams served by a process of their own (docs/PERFORMANCE.md, "Event streams"): writing each
@@ -101,17 +101,11 @@ const unavailable = new Unavailable({ message: "Event streams are starting; retr
 export const make = Effect.gen(function*() {
   const maxPerAccount = yield* MaxStreamsPerAccount
   const services = yield* Effect.context<never>()
-  const perAccount = new Map<AccountId, number>()
+  const limit = accountLimit(maxPerAccount)
   let child: ChildProcess | undefined
   let ready = false
   let becameReady = Promise.withResolvers<void>()
   let stopping = false
-
-  const release = (accountId: AccountId) => {
-    const left = (perAccount.get(accountId) ?? 1) - 1
-    if (left <= 0) perAccount.delete(accountId)
-    else perAccount.set(accountId, left)
-  }
 
   const start = () => {
     const forked = fork(entry, [], {
@@ -131,7 +125,7 @@ export const make = Effect.gen(function*() {
       // Not allowed here: the streams compete as equals.
     }
     forked.on("message", (message: FromStreams) => {
-      if (message._tag === "Ended") return release(message.accountId)
+      if (message._tag === "Ended") return limit.release(message.accountId)
       ready = true
       becameReady.resolve()
       becameReady = Promise.withResolvers<void>()
@@ -143,7 +137,7 @@ export const make = Effect.gen(function*() {
     forked.once("exit", (code, signal) => {
       if (child === forked) child = undefined
       // Its streams ended with it: their clients resume, and count again.
-      perAccount.clear()
+      limit.clear()
       if (stopping) return
       Effect.runForkWith(services)(
         Effect.logWarning("the event stream process exited; starting another", { code, signal })
@@ -184,14 +178,12 @@ export const make = Effect.gen(function*() {
       // A stream that arrives while the stream process starts waits for it, a little.
       if (!ready) yield* Effect.timeoutOption(Effect.promise(() => becameReady.promise), startWait)
       if (!ready) return yield* Effect.fail(unavailable)
-      const count = perAccount.get(accountId) ?? 0
-      if (count >= maxPerAccount) return yield* Effect.fail(tooManyStreams(maxPerAccount))
       // Its place is held while the cursor is checked, so that concurrent requests cannot pass the limit.
-      perAccount.set(accountId, count + 1)
-      yield* Effect.onError(check, () => Effect.sync(() => release(accountId)))
+      if (!limit.take(accountId)) return yield* Effect.fail(tooManyStreams(maxPerAccount))
+      yield* Effect.onError(check, () => Effect.sync(() => limit.release(accountId)))
       const socket = response.socket
       if (socket === null || response.destroyed) {
-        release(accountId)
+        limit.release(accountId)
         return HttpServerResponse.empty()
       }
       response.writeHead(200, streamHeaders)
@@ -199,7 +191,7 @@ export const make = Effect.gen(function*() {
       // router writes nothing more.
       return yield* Effect.callback<HttpServerResponse.HttpServerResponse>((resume) => {
         const done = (sent: boolean) => {
-          if (!sent) release(accountId)
+          if (!sent) limit.release(accountId)
           // This process's copy of the connection: closing it leaves the stream process's open.
           response.destroy()
           resume(Effect.succeed(HttpServerResponse.empty()))
