@@ -168,13 +168,14 @@ interface Server {
 /**
  * The command line `npm start` runs in `checkout`, without npm in between (it would be one more
  * process on the server's CPU): package.json's `start` script, `NAME=value` prefixes as environment,
- * `node` as this Node. Its `prestart` script, if any (a build), is run first, once.
+ * `node` (after the shell's `exec`, if any) as this Node. Its `prestart` script, if any (a build), is run
+ * first, once.
  */
 const startCommand = (checkout: string) => {
   const scripts = JSON.parse(readFileSync(join(checkout, "package.json"), "utf8")).scripts as Record<string, string>
   const script = scripts.start
   if (script === undefined || /[|&;<>`$()]/.test(script)) {
-    throw new Error(`bench/waitlist.ts runs a start script of the form [NAME=value …] node …; got: ${script}`)
+    throw new Error(`bench/waitlist.ts runs a start script of the form [NAME=value …] [exec] node …; got: ${script}`)
   }
   if (scripts.prestart !== undefined) execFileSync("npm", ["run", "prestart"], { cwd: checkout, stdio: "inherit" })
   const words = script.trim().split(/\s+/)
@@ -183,6 +184,7 @@ const startCommand = (checkout: string) => {
     const [name, ...value] = words.shift()!.split("=")
     env[name!] = value.join("=")
   }
+  if (words[0] === "exec") words.shift()
   if (words.shift() !== "node") throw new Error(`the start script does not run node: ${script}`)
   return { args: words, env, text: script }
 }

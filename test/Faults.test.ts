@@ -6,9 +6,11 @@ import * as Reactivity from "effect/reactivity/Reactivity"
 import type { SqlClient } from "effect/sql"
 import { rm } from "node:fs/promises"
 import { performance } from "node:perf_hooks"
+import * as Database from "../src/services/store/Database.ts"
+import * as Migrations from "../src/services/store/Migrations.ts"
 import * as PgliteSessions from "../src/services/store/PgliteSessions.ts"
 import { Waitlist } from "../src/services/waitlist/Waitlist.ts"
-import { layer as waitlistOnStore } from "../src/services/waitlist/WaitlistLive.ts"
+import { layerLive } from "../src/services/waitlist/WaitlistLive.ts"
 import type { RawResponse } from "./support/Http.ts"
 import { baseUrl, join, serverWith } from "./support/Http.ts"
 import * as TcpProxy from "./support/TcpProxy.ts"
@@ -102,11 +104,16 @@ const serviceConfig = ConfigProvider.layer(Effect.gen(function*() {
 }))
 
 /**
- * The real HTTP stack over the live waitlist, whose database is reached through a proxy that
- * starts in `initial` mode; the same `Waitlist` instance is exposed to the tests.
+ * The real HTTP stack over the live waitlist, migrated at start as the service does (`src/main.ts`),
+ * whose database is reached through a proxy that starts in `initial` mode; the same `Waitlist`
+ * instance is exposed to the tests.
  */
 const stack = (initial: TcpProxy.Mode) => {
-  const waitlist = waitlistOnStore().pipe(Layer.provide(serviceConfig))
+  const waitlist = Layer.merge(layerLive, Migrations.migrateOnStart).pipe(
+    Layer.provide(Migrations.layer),
+    Layer.provideMerge(Database.layer),
+    Layer.provide(serviceConfig)
+  )
   return Layer.mergeAll(serverWith(waitlist), waitlist).pipe(Layer.provideMerge(fixture(initial)))
 }
 

@@ -1,8 +1,10 @@
 import { assert, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { execFile, spawn } from "node:child_process"
+import { readFileSync } from "node:fs"
 import { request } from "node:http"
-import { freePort } from "./support/ServiceProcess.ts"
+import { delimiter, dirname, join } from "node:path"
+import { freePort, root } from "./support/ServiceProcess.ts"
 import * as TestDatabase from "./support/TestDatabase.ts"
 
 const post = (port: number, email: string) =>
@@ -101,3 +103,65 @@ it.live("finishes the requests in flight on SIGTERM, loses none, and exits 0", (
     assert.strictEqual(yield* Effect.promise(() => cliCount(store)), ok, "members stored")
     yield* Effect.logInfo(`SIGTERM under load: ${ok} answered 200, then refused: ${JSON.stringify(refused)}`)
   }), 60_000)
+
+/**
+ * `npm start` as npm runs it: the `start` script through `sh -c`, to which npm forwards the SIGTERM it
+ * gets, then exits as the shell did. A shell that waits for node dies of that SIGTERM (143) and leaves
+ * the service running, orphaned, on its port and its data directory; the script must `exec` node so that
+ * the service gets the signal. It runs `src/main.ts` in place of `dist/main.js` (the same service, not
+ * built): the shell is what is tested. The shell leads a process group of its own, ended afterwards, so
+ * that an orphan does not outlive the test.
+ */
+it.live(
+  "npm start's command stops gracefully when its shell gets SIGTERM, and keeps the join",
+  () =>
+    Effect.gen(function*() {
+      const store = yield* TestDatabase.freshStore
+      const port = yield* Effect.promise(freePort)
+      const script = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts: { start: string } })
+        .scripts.start.replace("dist/main.js", "src/main.ts")
+      const shell = yield* Effect.acquireRelease(
+        Effect.sync(() =>
+          spawn("/bin/sh", ["-c", script], {
+            cwd: root,
+            detached: true,
+            env: {
+              ...process.env,
+              ...store,
+              PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH}`,
+              PORT: String(port),
+              HOST: "127.0.0.1"
+            },
+            stdio: ["ignore", "pipe", "inherit"]
+          })
+        ),
+        (shell) =>
+          Effect.sync(() => {
+            try {
+              process.kill(-shell.pid!, "SIGKILL")
+            } catch {
+              // The group has ended: nothing outlived the test.
+            }
+          })
+      )
+      let output = ""
+      shell.stdout.on("data", (chunk: Buffer) => output += chunk.toString())
+      const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+        shell.on("exit", (code, signal) => resolve([code, signal]))
+      )
+      yield* Effect.promise(async () => {
+        for (let waited = 0; !output.includes("Listening on"); waited += 50) {
+          if (waited > 30_000) throw new Error(`the service did not start:\n${output}`)
+          await new Promise((resolve) => setTimeout(resolve, 50))
+        }
+      })
+      assert.strictEqual(yield* Effect.promise(() => post(port, "npm.start@example.com")), 200)
+
+      shell.kill("SIGTERM")
+      assert.deepStrictEqual(yield* Effect.promise(() => exited), [0, null], "exit code and signal after SIGTERM")
+      const after = yield* Effect.promise(() => post(port, "late@example.com").then(String, (error) => error.code))
+      assert.strictEqual(after, "ECONNREFUSED", "the service still serves after its shell exited")
+      assert.strictEqual(yield* Effect.promise(() => cliCount(store)), 1, "members stored")
+    }),
+  60_000
+)

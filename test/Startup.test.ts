@@ -1,5 +1,6 @@
 import { assert, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Exit, Fiber, Layer } from "effect"
+import { ConfigProvider, Context, Effect, Exit, Fiber, Layer } from "effect"
+import { SqlClient } from "effect/sql"
 import { mkdtemp, rm } from "node:fs/promises"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
@@ -7,7 +8,9 @@ import { join } from "node:path"
 import { makeNodeServer } from "../src/http/Server.ts"
 import * as Database from "../src/services/store/Database.ts"
 import { DatabaseConfig } from "../src/services/store/Database.ts"
+import * as Migrations from "../src/services/store/Migrations.ts"
 import { send } from "./support/Http.ts"
+import * as TestDatabase from "./support/TestDatabase.ts"
 
 it.live("a request that arrives before the routes are attached waits for them", () =>
   Effect.gen(function*() {
@@ -77,3 +80,21 @@ it.effect(
     }),
   60_000
 )
+
+// The service listens once the store is migrated (`Migrations.migrateOnStart`, which `src/main.ts`
+// builds before the server): on a fresh store the migrations take 0.4-1 s, and the first join, which
+// waits for them, took that long.
+it.effect("the start-up the server waits for ends with the store migrated", () =>
+  Effect.gen(function*() {
+    const store = yield* TestDatabase.freshStore
+    const started = yield* Layer.build(
+      Migrations.migrateOnStart.pipe(
+        Layer.provideMerge(Migrations.layer),
+        Layer.provideMerge(Database.layer),
+        Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown(store)))
+      )
+    )
+    const sql = Context.get(started, SqlClient.SqlClient)
+    const [row] = yield* sql<{ readonly name: string | null }>`SELECT to_regclass('waitlist_members')::text AS name`
+    assert.strictEqual(row?.name, "waitlist_members")
+  }), 60_000)

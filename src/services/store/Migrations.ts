@@ -1,11 +1,13 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Latch from "effect/Latch"
 import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
 import * as Semaphore from "effect/Semaphore"
 import * as Migrator from "effect/sql/Migrator"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
+import { DatabaseConfig } from "./Database.ts"
 
 /**
  * Members are kept as UTF-8 bytes (`bytea`): the contract accepts any well-formed text, U+0000
@@ -221,12 +223,20 @@ export const layer = Layer.effect(Migrations)(Effect.gen(function*() {
   return { ready: Effect.suspend(() => done ? Effect.void : migrate) }
 }))
 
-/** The service migrates at start, in the background and until it succeeds, so it starts while the database is down. */
+/**
+ * The service migrates at start, in the background and until it succeeds, so it starts while the
+ * database is down. It waits for the first attempt, for a statement timeout at most, before it goes on
+ * to listen: a fresh store takes 0.4-1 s to migrate, which the first join would otherwise wait for.
+ */
 export const migrateOnStart = Layer.effectDiscard(Effect.gen(function*() {
   const { ready } = yield* Migrations
+  const { statementTimeout } = yield* DatabaseConfig
+  const attempted = yield* Latch.make()
   yield* ready.pipe(
+    Effect.ensuring(attempted.open),
     Effect.tapError((error) => Effect.logWarning("database migration failed; retrying", error.message)),
     Effect.retry(Schedule.spaced("5 seconds")),
     Effect.forkScoped
   )
+  yield* Effect.timeoutOption(attempted.await, statementTimeout)
 }))

@@ -202,7 +202,7 @@ export const make = (db: PGlite): PgliteSessions => {
     },
     listen: () =>
       new Promise((resolve, reject) => {
-        server = createServer(attach)
+        server = createServer((socket) => attach(socket.setNoDelay(true)))
         server.once("error", reject)
         server.listen(0, "127.0.0.1", () => {
           const address = server!.address()
