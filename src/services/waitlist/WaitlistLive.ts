@@ -2,10 +2,7 @@ import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Latch from "effect/Latch"
 import * as Layer from "effect/Layer"
-import * as Request from "effect/Request"
-import * as RequestResolver from "effect/RequestResolver"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as Stream from "effect/Stream"
 import { Unavailable } from "../../schema/Errors.ts"
@@ -22,7 +19,11 @@ const utf8 = new TextEncoder()
 const fromUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
 
 /** One address to add to the waitlist, written with whichever others arrive at the same time. */
-class Join extends Request.Class<{ readonly email: Email; readonly arrivedAt: number }, void, Unavailable> {}
+interface Join {
+  readonly email: Email
+  readonly arrivedAt: number
+  readonly resume: (answer: Exit.Exit<void, Unavailable>) => void
+}
 
 /**
  * The most members written by one statement, and the most statements writing members at once. Two
@@ -44,7 +45,8 @@ export const layerLive = Layer.effect(Waitlist)(Effect.gen(function*() {
   )
 
   // Concurrent joins are written together: each batch is one statement and one commit, however many
-  // members it holds. A batch starts as soon as fewer than `concurrentBatches` are being written, so a
+  // members it holds. A batch gathers the joins of one turn of the event loop (every request whose body
+  // arrived in it), then goes out as soon as fewer than `concurrentBatches` are being written, so a
   // join waits for no timer, and under load the batches grow instead of the queue for connections.
   // Every address of a batch, new or known, is answered by the same commit: a batch cannot reveal
   // membership by its timing. A batch of known addresses only would write nothing, and its commit
@@ -54,20 +56,20 @@ export const layerLive = Layer.effect(Waitlist)(Effect.gen(function*() {
   // address waited on each other's commits (docs/PERFORMANCE.md).
   const clock = yield* Clock.Clock
   const timeoutMillis = Duration.toMillis(statementTimeout)
-  const batches = { inFlight: 0, slotFree: Latch.makeUnsafe(true) }
+  const runFork = Effect.runForkWith(yield* Effect.context<never>())
 
-  const writeBatch = (entries: ReadonlyArray<Request.Entry<Join>>) => {
+  const writeBatch = (joins: ReadonlyArray<Join>) => {
     // Each join is answered within the statement timeout of its arrival, waiting for a batch included;
     // the batch's oldest join, the first, has the least time left. A batch ahead of it ends by its own
     // first join's deadline, which is earlier: no join waits on more than one timeout.
-    const left = entries[0]!.request.arrivedAt + timeoutMillis - clock.currentTimeMillisUnsafe()
+    const left = joins[0]!.arrivedAt + timeoutMillis - clock.currentTimeMillisUnsafe()
     if (left <= 0) return late
     // One row per address (a statement may touch a row once), the first spelling kept; rows are locked
     // in key order, so that concurrent batches never wait on each other in a cycle.
     const members = new Map<string, Email>()
-    for (const { request } of entries) {
-      const key = emailKey(request.email)
-      if (!members.has(key)) members.set(key, request.email)
+    for (const { email } of joins) {
+      const key = emailKey(email)
+      if (!members.has(key)) members.set(key, email)
     }
     const keys = Array.from(members.keys()).sort()
     return guard(
@@ -82,29 +84,53 @@ export const layerLive = Layer.effect(Waitlist)(Effect.gen(function*() {
     )
   }
 
-  // A batch gathers the joins of one turn of the event loop (every request whose body arrived in it),
-  // then waits for a free writer. Without the turn, a join arriving while a writer was free went out
-  // alone: at 16 connections a batch of 8 became three statements (1 + 1 + 6), each a commit.
-  const gather = Effect.andThen(Effect.yieldNow, batches.slotFree.await)
+  // The joins waiting for a batch, in arrival order. Kept in a plain array that is replaced when a
+  // batch takes it, rather than in Effect's `Request` batching: that keeps each batch's entries in
+  // long-lived, pooled sets, whose discarded tables kept every join's objects (its fiber, its document)
+  // alive through the young generation's collections into old space, and so a full collection every
+  // two seconds under load, 8-18 ms each on the server's one core: the latency tail
+  // (docs/PERFORMANCE.md, "The latency tail").
+  let waiting: Array<Join> = []
+  let writing = 0
+  let gathering = false
 
-  const resolver = RequestResolver.make<Join>((entries) =>
-    Effect.suspend(() => {
-      if (++batches.inFlight >= concurrentBatches) batches.slotFree.closeUnsafe()
-      return Effect.exit(writeBatch(entries))
-    }).pipe(
-      Effect.map((exit) => {
+  const take = () => {
+    if (waiting.length <= maxBatchSize) {
+      const batch = waiting
+      waiting = []
+      return batch
+    }
+    return waiting.splice(0, maxBatchSize)
+  }
+
+  const writeBatches = () => {
+    gathering = false
+    while (writing < concurrentBatches && waiting.length > 0) {
+      const batch = take()
+      writing++
+      runFork(writeBatch(batch)).addObserver((exit) => {
+        writing--
         const answer = Exit.asVoid(exit)
-        for (const entry of entries) entry.completeUnsafe(answer)
-      }),
-      Effect.ensuring(Effect.sync(() => {
-        batches.inFlight--
-        batches.slotFree.openUnsafe()
-      }))
-    )
-  ).pipe(RequestResolver.setDelayEffect(gather), RequestResolver.batchN(maxBatchSize))
+        for (const join of batch) join.resume(answer)
+        if (!gathering) writeBatches()
+      })
+    }
+  }
 
   const join = (email: Email) =>
-    Effect.request(new Join({ email, arrivedAt: clock.currentTimeMillisUnsafe() }), resolver)
+    Effect.callback<void, Unavailable>((resume) => {
+      const entry: Join = { email, arrivedAt: clock.currentTimeMillisUnsafe(), resume }
+      waiting.push(entry)
+      if (!gathering) {
+        gathering = true
+        setImmediate(writeBatches)
+      }
+      // A caller that is gone before its batch leaves is not written; once written, it stays written.
+      return Effect.sync(() => {
+        const at = waiting.indexOf(entry)
+        if (at !== -1) waiting.splice(at, 1)
+      })
+    })
 
   const count = guard(sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM waitlist_members`).pipe(
     Effect.map(([row]) => row?.n ?? 0)
