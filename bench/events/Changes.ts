@@ -15,6 +15,8 @@ export interface Changes {
   readonly serviceCpu: { readonly service: number; readonly streamProcess: number }
   /** How long the service's event loop waited, runnable, for the CPU meanwhile, seconds. */
   readonly serviceWaitedForCpu: number
+  /** The same for this process, which makes and times the requests (the load generator's own queueing). */
+  readonly driverWaitedForCpu: number
 }
 
 /**
@@ -40,6 +42,7 @@ export const makeChanges = async (
   const started = clock()
   const cpuBefore = cpuOfTree(options.servicePid)
   const waitedBefore = waitedForCpu(options.servicePid)
+  const driverWaitedBefore = waitedForCpu(process.pid)
   for (let i = 0; i < count; i++) {
     const before = clock()
     if (options.cancelLast && i >= count - 3 && live.length > 1) {
@@ -74,6 +77,7 @@ export const makeChanges = async (
     answered,
     seconds: (clock() - started) / 1000,
     serviceCpu,
-    serviceWaitedForCpu
+    serviceWaitedForCpu,
+    driverWaitedForCpu: waitedForCpu(process.pid) - driverWaitedBefore
   }
 }

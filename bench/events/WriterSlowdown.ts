@@ -14,12 +14,15 @@ export interface CpuPerWrite {
   readonly streamProcess: number
   /** How long the service's event loop waited, runnable, for the CPU (another process had it). */
   readonly serviceWaited: number
+  /** The same for the bench's process that times the writes. */
+  readonly driverWaited: number
 }
 
 const cpuPerWrite = (changes: Changes): CpuPerWrite => ({
   service: (changes.serviceCpu.service * 1e6) / changes.writeMs.length,
   streamProcess: (changes.serviceCpu.streamProcess * 1e6) / changes.writeMs.length,
-  serviceWaited: (changes.serviceWaitedForCpu * 1e6) / changes.writeMs.length
+  serviceWaited: (changes.serviceWaitedForCpu * 1e6) / changes.writeMs.length,
+  driverWaited: (changes.driverWaitedForCpu * 1e6) / changes.writeMs.length
 })
 
 export interface WriterSlowdown {
@@ -65,7 +68,9 @@ export const report = (s: WriterSlowdown): ReadonlyArray<string> => {
     `  ${label.padEnd(50)}p50 ${fixed(ms.p50)} ms   p99 ${fixed(ms.p99)} ms   max ${fixed(ms.max)} ms`,
     `  ${"  per write: service CPU (waited for the CPU)".padEnd(50)}${fixed(cpu.service, 0)} us (${
       fixed(cpu.serviceWaited, 0)
-    } us); its stream process's CPU ${fixed(cpu.streamProcess, 0)} us`
+    } us); its stream process's CPU ${fixed(cpu.streamProcess, 0)} us; the bench's driver waited ${
+      fixed(cpu.driverWaited, 0)
+    } us`
   ]
   return [
     "",
