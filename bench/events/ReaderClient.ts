@@ -1,9 +1,8 @@
 /**
- * The readers' process (`Readers.ts`) from the bench's side: started pinned to CPU 1 (the driver's) at
- * niceness 10, asked one thing at a time over IPC, and its CPU and memory read from /proc.
+ * The readers' process (`Readers.ts`) from the bench's side: started pinned to CPU 1 (the driver's), asked
+ * one thing at a time over IPC, and its CPU and memory read from /proc.
  */
 import { spawn } from "node:child_process"
-import { setPriority } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { pinned } from "../Launch.ts"
@@ -14,15 +13,6 @@ import { expand } from "./Streams.ts"
 export const startReaders = () => {
   const [command, args] = pinned(1, process.execPath, [join(dirname(fileURLToPath(import.meta.url)), "Readers.ts")])
   const child = spawn(command, args, { stdio: ["ignore", "inherit", "inherit", "ipc"], serialization: "advanced" })
-  // Behind the driver on their shared CPU (in the driver's session, so niceness orders them): parsing an
-  // event on 1,000 streams takes milliseconds, which would otherwise delay the driver's reading of an
-  // answer, and be counted in the writers' times. The driver is idle but for that, so the arrivals are
-  // hardly later.
-  try {
-    setPriority(child.pid!, 10)
-  } catch {
-    // Not allowed here: they compete as equals.
-  }
   const waiting = new Map<number, { resolve: (reply: Reply) => void; reject: (error: Error) => void }>()
   let nextId = 0
   child.on("message", (message: { readonly id: number; readonly reply?: Reply; readonly error?: string }) => {
