@@ -37,6 +37,7 @@ import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { admin, databaseUrl } from "./Database.ts"
+import { canPin, pinned, startCommand } from "./Launch.ts"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
@@ -51,17 +52,6 @@ const loads = [
   { mix: "90% known", repeat: 0.9, connections: 16, name: "90% known addresses, 16 connections" }
 ] as const
 type Load = typeof loads[number]
-
-const canPin = (() => {
-  try {
-    execFileSync("taskset", ["-c", "1", "true"])
-    return true
-  } catch {
-    return false
-  }
-})()
-const pinned = (cpu: number, command: string, args: ReadonlyArray<string>): [string, Array<string>] =>
-  canPin ? ["taskset", ["-c", String(cpu), command, ...args]] : [command, [...args]]
 
 // --- /proc ---
 
@@ -163,30 +153,6 @@ interface Server {
   readonly database: string | undefined
   readonly idleRss: number
   readonly cleanup: () => Promise<void>
-}
-
-/**
- * The command line `npm start` runs in `checkout`, without npm in between (it would be one more
- * process on the server's CPU): package.json's `start` script, `NAME=value` prefixes as environment,
- * `node` (after the shell's `exec`, if any) as this Node. Its `prestart` script, if any (a build), is run
- * first, once.
- */
-const startCommand = (checkout: string) => {
-  const scripts = JSON.parse(readFileSync(join(checkout, "package.json"), "utf8")).scripts as Record<string, string>
-  const script = scripts.start
-  if (script === undefined || /[|&;<>`$()]/.test(script)) {
-    throw new Error(`bench/waitlist.ts runs a start script of the form [NAME=value …] [exec] node …; got: ${script}`)
-  }
-  if (scripts.prestart !== undefined) execFileSync("npm", ["run", "prestart"], { cwd: checkout, stdio: "inherit" })
-  const words = script.trim().split(/\s+/)
-  const env: Record<string, string> = {}
-  while (/^[A-Za-z_]\w*=/.test(words[0]!)) {
-    const [name, ...value] = words.shift()!.split("=")
-    env[name!] = value.join("=")
-  }
-  if (words[0] === "exec") words.shift()
-  if (words.shift() !== "node") throw new Error(`the start script does not run node: ${script}`)
-  return { args: words, env, text: script }
 }
 
 const freePort = async (): Promise<number> => {

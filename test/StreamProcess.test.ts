@@ -6,7 +6,8 @@
  * process. Real processes and a real database: runs when `TEST_DATABASE_URL` names a PostgreSQL server.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { readFileSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
+import { getPriority } from "node:os"
 import type { Stream } from "./support/ProcessStreams.ts"
 import { api, assertOnceInOrder, openStream, settle, waitFor } from "./support/ProcessStreams.ts"
 import { createKey, database, kill, sleep, start } from "./support/ServiceProcess.ts"
@@ -58,6 +59,10 @@ describe.skipIf(adminUrl === undefined || process.platform !== "linux")("the str
         streams.push(one)
         const [streamProcess] = childrenOf(pid)
         assert.isDefined(streamProcess, "the service has a stream process")
+        // Behind the writers: its niceness, and that of its session's scheduling group where Linux has them.
+        assert.strictEqual(getPriority(streamProcess!), 10)
+        const autogroup = `/proc/${streamProcess}/autogroup`
+        if (existsSync(autogroup)) assert.match(readFileSync(autogroup, "utf8"), /nice 10$/m)
 
         // The limit is the service's, though the streams are the stream process's.
         const refused = await fetch(`${service.base}/v1/events`, {

@@ -1,6 +1,6 @@
 /** The writers' workload: sequential changes of one account's Jobs, a few ms apart, each timed. */
 import type { Client, JobView } from "./Api.ts"
-import { clock, sleep } from "./Support.ts"
+import { clock, cpuOfTree, sleep, waitedForCpu } from "./Support.ts"
 
 export interface Changes {
   readonly creates: number
@@ -11,6 +11,12 @@ export interface Changes {
   /** When the answer to the write that made each event came back, by `jobId|type|jobRevision`. */
   readonly answered: ReadonlyMap<string, number>
   readonly seconds: number
+  /** CPU the service used meanwhile, seconds: its own process, and its stream process. */
+  readonly serviceCpu: { readonly service: number; readonly streamProcess: number }
+  /** How long the service's event loop waited, runnable, for the CPU meanwhile, seconds. */
+  readonly serviceWaitedForCpu: number
+  /** The same for this process, which makes and times the requests (the load generator's own queueing). */
+  readonly driverWaitedForCpu: number
 }
 
 /**
@@ -21,7 +27,7 @@ export const makeChanges = async (
   api: Client,
   live: Array<JobView>,
   count: number,
-  options: { readonly label: string; readonly cancelLast: boolean }
+  options: { readonly label: string; readonly cancelLast: boolean; readonly servicePid: number }
 ): Promise<Changes> => {
   const writeMs: Array<number> = []
   const answered = new Map<string, number>()
@@ -34,6 +40,9 @@ export const makeChanges = async (
   let constraintChanges = 0
   let cancels = 0
   const started = clock()
+  const cpuBefore = cpuOfTree(options.servicePid)
+  const waitedBefore = waitedForCpu(options.servicePid)
+  const driverWaitedBefore = waitedForCpu(process.pid)
   for (let i = 0; i < count; i++) {
     const before = clock()
     if (options.cancelLast && i >= count - 3 && live.length > 1) {
@@ -54,5 +63,21 @@ export const makeChanges = async (
     writeMs.push(clock() - before)
     await sleep(3 + Math.random() * 4)
   }
-  return { creates, constraintChanges, cancels, writeMs, answered, seconds: (clock() - started) / 1000 }
+  const cpuAfter = cpuOfTree(options.servicePid)
+  const serviceCpu = {
+    service: cpuAfter.own - cpuBefore.own,
+    streamProcess: cpuAfter.descendants - cpuBefore.descendants
+  }
+  const serviceWaitedForCpu = waitedForCpu(options.servicePid) - waitedBefore
+  return {
+    creates,
+    constraintChanges,
+    cancels,
+    writeMs,
+    answered,
+    seconds: (clock() - started) / 1000,
+    serviceCpu,
+    serviceWaitedForCpu,
+    driverWaitedForCpu: waitedForCpu(process.pid) - driverWaitedBefore
+  }
 }

@@ -1,30 +1,21 @@
 /**
  * Delivery to many streams: `BENCH_CHANGES` changes made while every stream is open, and the delay from
  * each event's `occurredAt` (the server's clock when the change was made, just before its transaction)
- * to its arrival at each stream (this process's clock: the same machine). Every stream must receive
+ * to its arrival at each stream (the readers' process's clock: the same machine). Every stream must receive
  * every event of the account once, in order: the bench exits 1 if not.
  */
 import { isDeepStrictEqual } from "node:util"
 import type { EventJson } from "./Api.ts"
 import type { Changes } from "./Changes.ts"
-import type { SseStream } from "./Streams.ts"
+import type { StreamRecord } from "./Streams.ts"
 import { fixed, grouped, summary } from "./Support.ts"
-
-/** Waits (at most a minute) until every stream has received the event at `last`. */
-export const caughtUp = async (streams: ReadonlyArray<SseStream>, last: number) => {
-  for (let deadline = Date.now() + 60_000; Date.now() < deadline;) {
-    if (streams.every((stream) => (stream.positions.at(-1) ?? 0) >= last)) return true
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-  return false
-}
 
 /**
  * Every stream against the account's events as the JSON pages answer them (`expected`); the delays of
  * the events after `lastBefore`, made by `changes`.
  */
 export const delivery = (
-  streams: ReadonlyArray<SseStream>,
+  streams: ReadonlyArray<StreamRecord>,
   expected: ReadonlyArray<EventJson>,
   lastBefore: number,
   changes: Changes
@@ -167,7 +158,7 @@ export const report = (s: Delivery): ReadonlyArray<string> => {
     }), after ${s.historyEvents} of history`
   )
   row("deliveries (event x stream)", `${grouped(s.deliveries)} of ${grouped(s.expectedDeliveries)} expected`)
-  out.push("  delay = arrival at the stream (this process's clock) - the event's occurredAt (the server's clock,")
+  out.push("  delay = arrival at the stream (the readers' clock) - the event's occurredAt (the server's clock,")
   out.push("          taken when the change began, just before its transaction); both on this machine")
   row(
     "delay over all deliveries",

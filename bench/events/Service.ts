@@ -6,6 +6,7 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
 import { adminUrl } from "../Database.ts"
+import { pinned, startCommand } from "../Launch.ts"
 import { memory, ownMemory, processTree, sleep } from "./Support.ts"
 
 /**
@@ -16,6 +17,8 @@ export const serviceRoot = process.env.BENCH_SERVICE_ROOT ?? join(dirname(fileUR
 const serviceNodeArgs = (process.env.BENCH_SERVICE_NODE_ARGS ?? "").split(" ").filter((arg) => arg !== "")
 
 export interface Service {
+  /** The start script it was started with (`npm start`'s command line, without npm). */
+  readonly command: string
   readonly child: ChildProcess
   readonly pid: number
   readonly port: number
@@ -26,12 +29,30 @@ export interface Service {
   readonly levels: Record<string, number>
 }
 
+/**
+ * Starts the service as `npm start` runs it (compiled, with its start script's node flags), pinned to CPU 0:
+ * its stream process, forked by it, inherits the pinning.
+ */
 export const startService = async (env: Record<string, string>): Promise<Service> => {
   const port = 21000 + Math.floor(Math.random() * 20000)
   const inspectPort = port + 1
-  const child = spawn(process.execPath, [...serviceNodeArgs, `--inspect=127.0.0.1:${inspectPort}`, "src/main.ts"], {
+  const start = startCommand(serviceRoot)
+  const [command, args] = pinned(0, process.execPath, [
+    ...serviceNodeArgs,
+    `--inspect=127.0.0.1:${inspectPort}`,
+    ...start.args
+  ])
+  const child = spawn(command, args, {
     cwd: serviceRoot,
-    env: { ...process.env, ...env, JOBS_API: "preview", PORT: String(port), HOST: "127.0.0.1", REQUEST_LOG: "false" },
+    env: {
+      ...process.env,
+      ...start.env,
+      ...env,
+      JOBS_API: "preview",
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      REQUEST_LOG: "false"
+    },
     stdio: ["ignore", "pipe", "pipe"]
   })
   const complaints: Array<string> = []
@@ -64,7 +85,9 @@ export const startService = async (env: Record<string, string>): Promise<Service
       req.on("error", () => resolve(0))
       req.end()
     })
-    if (status === 200) return { child, pid: child.pid!, port, inspectPort, complaints, levels }
+    if (status === 200) {
+      return { command: start.text, child, pid: child.pid!, port, inspectPort, complaints, levels }
+    }
     if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`)
     await sleep(100)
   }

@@ -2,62 +2,34 @@
  * Open streams and what they cost: `BENCH_STREAMS` SSE streams on one account's `GET /v1/events`, opened
  * at most 100 at once, and the service's memory before and with them open (per stream).
  */
-import type { Agent } from "node:http"
+import type { Readers } from "./ReaderClient.ts"
 import type { Service } from "./Service.ts"
 import { measureMemory } from "./Service.ts"
-import type { SseStream } from "./Streams.ts"
-import { openStream } from "./Streams.ts"
-import { clock, fixed, grouped, pooled, sleep } from "./Support.ts"
+import { fixed, grouped, sleep } from "./Support.ts"
 
 export type Memory = Awaited<ReturnType<typeof measureMemory>>
 
 export interface Opening {
   readonly service: Service
   readonly key: string
-  readonly agent: Agent
-  /** Where each stream goes, by its index. */
-  readonly streams: Array<SseStream>
+  readonly readers: Readers
 }
 
 /**
- * Opens the streams `from` to `to` (exclusive), every one from position 0; waits until each has received
- * the `history` events. A 503 (the store did not answer in time) is counted, and the stream opened again
- * after its Retry-After, up to 5 times; any other refusal fails the bench.
+ * Opens the streams `from` to `to` (exclusive) in the readers' process, every one from position 0, at most
+ * 100 at once; waits until each has received the `history` events. A 503 (the store did not answer in
+ * time) is counted, and the stream opened again after its Retry-After, up to 5 times; any other refusal
+ * fails the bench.
  */
 export const openStreams = async (opening: Opening, from: number, to: number, history: number) => {
-  const refusals: Array<string> = []
-  const started = clock()
-  await pooled(Array.from({ length: to - from }, (_, i) => from + i), 100, async (i) => {
-    for (let attempt = 1;; attempt++) {
-      const { opened, stream } = openStream(
-        opening.service.port,
-        opening.key,
-        opening.agent,
-        i,
-        "/v1/events?after=0",
-        i % 100 === 0
-      )
-      opening.streams[i] = stream
-      await opened
-      if (stream.status !== 503 || attempt === 5) return
-      refusals.push(stream.error ?? "503")
-      await sleep(1000 * Number(/retry-after (\d+)/.exec(stream.error ?? "")?.[1] ?? 1))
-    }
-  })
-  const seconds = (clock() - started) / 1000
-  const opened = opening.streams.slice(from, to)
-  const failed = opened.filter((stream) => stream.retry === undefined || stream.error !== undefined)
-  if (failed.length > 0) {
-    throw new Error(
-      `${failed.length} streams did not open: ${
-        [...new Set(failed.map((stream) => stream.error ?? `status ${stream.status}`))].join("; ")
-      }`
-    )
-  }
-  for (let deadline = Date.now() + 60_000; opened.some((stream) => stream.positions.length < history);) {
-    if (Date.now() > deadline) throw new Error("streams did not receive the history within 60 s")
-    await sleep(50)
-  }
+  const { failure, refusals, seconds } = await opening.readers.open(
+    opening.service.port,
+    opening.key,
+    from,
+    to,
+    history
+  )
+  if (failure !== undefined) throw new Error(failure)
   return { seconds, refusals }
 }
 

@@ -1,4 +1,7 @@
-/** Server-Sent Events streams, opened with node:http and parsed by hand. */
+/**
+ * Server-Sent Events streams, opened with node:http and parsed by hand (in the readers' process,
+ * `Readers.ts`), and what the bench checks of each (`StreamRecord`, sent back to it compactly).
+ */
 import { Duration } from "effect"
 import { request } from "node:http"
 import type { Agent, ClientRequest } from "node:http"
@@ -6,17 +9,30 @@ import * as SseReader from "../../src/client/SseReader.ts"
 import type { EventJson } from "./Api.ts"
 import { clock } from "./Support.ts"
 
-export interface SseStream {
+/** What a stream received, as the bench checks it. */
+export interface StreamRecord {
   readonly index: number
+  readonly positions: ReadonlyArray<number>
+  readonly types: ReadonlyArray<string>
+  /** When the chunk that completed each event arrived (`clock()`: wall-clock ms, as in every process). */
+  readonly arrivals: ReadonlyArray<number>
+  /** The parsed `data:` of each event, kept for a sample of the streams only. */
+  readonly data: ReadonlyArray<unknown> | undefined
+  readonly retry: number | undefined
+  readonly heartbeats: number
+  /** Events whose `id:` is not the `position` of their data (sampled streams only). */
+  readonly badIds: number
+  readonly status: number | undefined
+  readonly error: string | undefined
+}
+
+export interface SseStream extends StreamRecord {
   readonly positions: Array<number>
   readonly types: Array<string>
-  /** When the chunk that completed each event arrived (`clock()`). */
   readonly arrivals: Array<number>
-  /** The parsed `data:` of each event, kept for a sample of the streams only. */
   readonly data: Array<unknown> | undefined
   retry: number | undefined
   heartbeats: number
-  /** Events whose `id:` is not the `position` of their data (sampled streams only). */
   badIds: number
   status: number | undefined
   ended: boolean
@@ -25,6 +41,43 @@ export interface SseStream {
   error: string | undefined
   request: ClientRequest | undefined
 }
+
+/**
+ * A stream's record as the readers' process sends it (structured clone): typed arrays and the event types
+ * as indexes into one table, a few MB for 1,000 streams rather than a million strings.
+ */
+export interface CompactRecord extends Omit<StreamRecord, "positions" | "types" | "arrivals"> {
+  readonly positions: Float64Array
+  readonly types: Uint8Array
+  readonly arrivals: Float64Array
+}
+
+export const compact = (stream: SseStream, typeTable: Array<string>): CompactRecord => {
+  const { arrivals, badIds, data, error, heartbeats, index, positions, retry, status, types } = stream
+  const typeIndex = (type: string) => {
+    const at = typeTable.indexOf(type)
+    return at >= 0 ? at : typeTable.push(type) - 1
+  }
+  return {
+    index,
+    positions: Float64Array.from(positions),
+    types: Uint8Array.from(types, typeIndex),
+    arrivals: Float64Array.from(arrivals),
+    data,
+    retry,
+    heartbeats,
+    badIds,
+    status,
+    error
+  }
+}
+
+export const expand = (record: CompactRecord, typeTable: ReadonlyArray<string>): StreamRecord => ({
+  ...record,
+  positions: Array.from(record.positions),
+  types: Array.from(record.types, (at) => typeTable[at]!),
+  arrivals: Array.from(record.arrivals)
+})
 
 /** Opens one stream; resolves once its `retry:` line has arrived (or the stream failed). */
 export const openStream = (

@@ -66,6 +66,27 @@ const ownCpuSeconds = (pid: number) => {
 /** CPU time a process and its descendants have used so far (user + system), in seconds. */
 export const cpuSeconds = (pid: number) => processTree(pid).reduce((sum, each) => sum + ownCpuSeconds(each), 0)
 
+/** CPU time so far of a process alone and of its descendants (the service's stream process), in seconds. */
+export const cpuOfTree = (pid: number) => {
+  const [own, ...descendants] = processTree(pid)
+  return {
+    own: own === undefined ? 0 : ownCpuSeconds(own),
+    descendants: descendants.reduce((sum, each) => sum + ownCpuSeconds(each), 0)
+  }
+}
+
+/**
+ * How long the main thread (the event loop) of a process has waited, runnable, for a CPU so far (the
+ * scheduler's `run_delay`, /proc/<pid>/schedstat), in seconds; 0 where the kernel does not tell.
+ */
+export const waitedForCpu = (pid: number) => {
+  try {
+    return Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, "utf8").split(" ")[1]) / 1e9 || 0
+  } catch {
+    return 0
+  }
+}
+
 /** Runs `task` over `items` with at most `limit` at once. */
 export const pooled = async <A, B>(
   items: ReadonlyArray<A>,

@@ -1,14 +1,17 @@
 /**
  * The event streams and the point-in-time view under load, in one run, on PostgreSQL (BENCH_DATABASE_URL,
- * default the local server): ONE service process (`node src/main.ts`, `JOBS_API=preview`) on a new
- * database, dropped at the end (also on failure). In order, on one account's `GET /v1/events`:
+ * default the local server): ONE service process, as `npm start` runs it (`JOBS_API=preview`), on a new
+ * database, dropped at the end (also on failure). The service (and its stream process) is pinned to CPU 0;
+ * this process, which drives and times the writers, and the readers' process (`Readers.ts`, which holds
+ * the streams and parses them) to CPU 1; PostgreSQL is left to the scheduler (`bench/Launch.ts`). In
+ * order, on one account's `GET /v1/events`:
  *
  * 1. `WriterSlowdown`: changes timed with `BENCH_FEW_STREAMS` (10) streams open;
  * 2. `StreamMemory`: the rest of `BENCH_STREAMS` (1,000) opened, and the memory each one adds;
  * 3. `Delivery`: `BENCH_CHANGES` (200) changes with every stream open (also the writers' times with many
  *    streams): delays, and every stream checked for every event once, in order (exits 1 if not);
  * 4. `WriterSlowdown` again with the few streams only, after the others are closed: the ratio of the
- *    medians, many streams over few, in this one process;
+ *    medians, many streams over few, in this one service process;
  * 5. `PointInTime`: the view of a Job with about 10 events against one with `BENCH_HISTORY` (10,000).
  *
  *   npm run bench:events   # BENCH_STREAMS=1000 BENCH_CHANGES=200 BENCH_SLOWDOWN_WRITES=100 BENCH_HISTORY=10000 BENCH_VIEWS=300
@@ -25,16 +28,17 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
 import { admin, databaseUrl } from "../Database.ts"
+import { canPin, pinning, pinThisProcess } from "../Launch.ts"
 import type { JobView } from "./Api.ts"
 import { client, resent, settled } from "./Api.ts"
 import { makeChanges } from "./Changes.ts"
 import * as Delivery from "./Delivery.ts"
 import * as PointInTime from "./PointInTime.ts"
+import type { Readers } from "./ReaderClient.ts"
+import { startReaders } from "./ReaderClient.ts"
 import type { Service } from "./Service.ts"
 import { createKey, measureMemory, serviceRoot, startService, stopService, watchOtherTransactions } from "./Service.ts"
 import * as StreamMemory from "./StreamMemory.ts"
-import type { SseStream } from "./Streams.ts"
-import { close, openStream } from "./Streams.ts"
 import { clock, cpuSeconds, fixed, grouped, log, memory, sleep } from "./Support.ts"
 import * as WriterSlowdown from "./WriterSlowdown.ts"
 
@@ -50,13 +54,13 @@ const database = `bench_events_${Date.now().toString(36)}_${randomBytes(4).toStr
 // The bench's streams are all one account's: the service lets it hold them all.
 const env = { DATABASE_URL: databaseUrl(database), EVENTS_MAX_STREAMS_PER_ACCOUNT: String(streamCount) }
 let service: Service | undefined
+let readers: Readers | undefined
 let db: pg.Client | undefined
-const streams: Array<SseStream> = []
 let cleaned: Promise<void> | undefined
 
 const cleanup = () =>
   cleaned ??= (async () => {
-    for (const stream of streams) if (stream !== undefined) close(stream) // a hole when opening failed
+    readers?.stop()
     if (service !== undefined) await stopService(service).catch(() => undefined)
     await db?.end().catch(() => undefined)
     await admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch((error: unknown) =>
@@ -71,42 +75,43 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   })
 }
 
+const placement = "the service and its stream process on CPU 0, this driver and the readers' process on CPU 1"
+
 const main = async () => {
-  const machine = { cores: availableParallelism(), loadAverage: loadavg() }
+  const machine = { cores: availableParallelism(), loadAverage: loadavg(), pinned: canPin }
+  pinThisProcess(1)
   await admin(`CREATE DATABASE ${database}`)
   log(
     `database ${database}; service ${serviceRoot}; load average ${
       machine.loadAverage.map((n) => n.toFixed(2)).join(" ")
-    }`
+    }; ${pinning(placement)}`
   )
   service = await startService(env)
+  readers = startReaders()
   db = new pg.Client({ connectionString: env.DATABASE_URL })
   await db.connect()
   // Idle connections are let go before the service's keep-alive timeout (5 s) closes them under a request.
   const agent = new Agent({ keepAlive: true, maxSockets: 16, timeout: 4000 })
-  const streamAgent = new Agent({ keepAlive: true, maxSockets: streamCount + 16 })
 
   const sseKey = createKey(env, "bench-sse")
   const sse = client(service.port, sseKey, agent)
-  const opening = { service, key: sseKey, agent: streamAgent, streams }
+  const opening = { service, key: sseKey, readers }
+  const servicePid = service.pid
   const settle = async () => settled(sse, (await sse.list(100)).data.map((job) => job.id), 120_000)
 
   // A little history, and the stream's code path warmed up with one stream opened and closed.
   const live: Array<JobView> = []
   for (let i = 0; i < 5; i++) live.push(await sse.create(`Book a table for ${2 + i} in Lisbon, history ${i}`))
   await settled(sse, live.map((job) => job.id), 60_000)
-  const warm = openStream(service.port, sseKey, streamAgent, -1, "/v1/events?after=0", false)
-  await warm.opened
-  await sleep(300)
-  close(warm.stream)
+  await readers.warm(service.port, sseKey)
   log(`${fewStreams} streams, ${slowdownWrites} writes`)
 
   // ---- 1. the writers with a few streams open -----------------------------------------------------
   // Warmed up first (the first changes of a process are slower), so that the ratio compares like with like.
-  await makeChanges(sse, live, slowdownWrites, { label: "warm-up", cancelLast: false })
+  await makeChanges(sse, live, slowdownWrites, { label: "warm-up", cancelLast: false, servicePid })
   await settle()
   await StreamMemory.openStreams(opening, 0, fewStreams, (await sse.events()).length)
-  const fewBefore = await makeChanges(sse, live, slowdownWrites, { label: "few before", cancelLast: false })
+  const fewBefore = await makeChanges(sse, live, slowdownWrites, { label: "few before", cancelLast: false, servicePid })
   await settle()
 
   // ---- 2. every stream open, and its memory ---------------------------------------------------------
@@ -124,39 +129,42 @@ const main = async () => {
   const serviceCpuStarted = cpuSeconds(service.pid)
   const others = watchOtherTransactions(database)
   const benchCpuStarted = process.cpuUsage()
+  const readersCpuStarted = cpuSeconds(readers.pid)
   const started = clock()
-  const many = await makeChanges(sse, live, changeCount, { label: "change", cancelLast: true })
+  const many = await makeChanges(sse, live, changeCount, { label: "change", cancelLast: true, servicePid })
   await settle()
   const expected = await sse.events()
-  await Delivery.caughtUp(streams, expected.at(-1)!.position)
+  await readers.caughtUp(0, streamCount, expected.at(-1)!.position)
   const phaseSeconds = (clock() - started) / 1000
   const otherTransactions = await others.stop()
   const serviceCpu = cpuSeconds(service.pid) - serviceCpuStarted
   const benchCpuUsage = process.cpuUsage(benchCpuStarted)
+  const readersCpu = cpuSeconds(readers.pid) - readersCpuStarted
   await sleep(1000) // anything arriving late (a duplicate) is counted too
   const peakRss = memory(service.pid, "VmHWM")
   const afterDelivery = await measureMemory(service)
-  const delivered = Delivery.delivery(streams, expected, lastBefore, many)
+  const delivered = Delivery.delivery(await readers.collect(0, streamCount), expected, lastBefore, many)
   const cpu = {
     phaseSeconds,
     serviceSeconds: serviceCpu,
     serviceMicrosPerDelivery: (serviceCpu * 1e6) / Math.max(1, delivered.deliveries),
-    benchSeconds: (benchCpuUsage.user + benchCpuUsage.system) / 1e6
+    benchSeconds: (benchCpuUsage.user + benchCpuUsage.system) / 1e6,
+    readersSeconds: readersCpu
   }
   log(`streams checked (${delivered.check.missing} missing, ${delivered.check.duplicated} duplicated)`)
 
   // ---- 4. the writers with a few streams again --------------------------------------------------------
-  for (const stream of streams.slice(fewStreams)) close(stream)
+  await readers.close(fewStreams, streamCount)
   await sleep(2000)
   const afterClosing = await measureMemory(service)
-  const fewAfter = await makeChanges(sse, live, slowdownWrites, { label: "few after", cancelLast: false })
+  const fewAfter = await makeChanges(sse, live, slowdownWrites, { label: "few after", cancelLast: false, servicePid })
   await settle()
   const final = await sse.events()
-  const remaining = streams.slice(0, fewStreams)
-  await Delivery.caughtUp(remaining, final.at(-1)!.position)
-  const fewChecked = Delivery.delivery(remaining, final, final.at(-1)!.position, fewAfter)
+  await readers.caughtUp(0, fewStreams, final.at(-1)!.position)
+  const fewChecked = Delivery.delivery(await readers.collect(0, fewStreams), final, final.at(-1)!.position, fewAfter)
   const slowdown = WriterSlowdown.writerSlowdown({ few: fewStreams, many: streamCount }, fewBefore, many, fewAfter)
-  for (const stream of remaining) close(stream)
+  await readers.close(0, fewStreams)
+  const readersPeakRss = memory(readers.pid, "VmHWM")
 
   // ---- 5. point-in-time view -------------------------------------------------------------------------
   log("building the histories for the view")
@@ -171,7 +179,8 @@ const main = async () => {
   const row = (label: string, value: string) => out.push(`  ${label.padEnd(50)}${value}`)
   out.push(
     "",
-    `Event streams: ${grouped(streamCount)} SSE streams on one service process (one account's GET /v1/events)`
+    `Event streams: ${grouped(streamCount)} SSE streams on one service process (one account's GET /v1/events)`,
+    `  service started as npm start runs it: ${service.command}; ${pinning(placement)}`
   )
   out.push(StreamMemory.memoryHeader(), ...StreamMemory.report(memory_))
   out.push(
@@ -191,9 +200,12 @@ const main = async () => {
     "CPU from the first change to the last delivery",
     `${fixed(cpu.phaseSeconds, 1)} s of wall time: service ${fixed(cpu.serviceSeconds, 1)} s (${
       fixed(cpu.serviceMicrosPerDelivery, 1)
-    } us per delivery, all included), this bench ${fixed(cpu.benchSeconds, 1)} s`
+    } us per delivery, all included), the readers' process ${fixed(cpu.readersSeconds, 1)} s, the writers' driver ${
+      fixed(cpu.benchSeconds, 1)
+    } s`
   )
   out.push(...WriterSlowdown.report(slowdown))
+  row("peak RSS (VmHWM) of the readers' process", `${fixed(readersPeakRss, 1)} MB`)
   row(
     `the ${fewStreams} streams kept open, checked at the end`,
     `missing: ${fewChecked.check.missing}, duplicated: ${fewChecked.check.duplicated}, out of order: ${fewChecked.check.outOfOrder}`
@@ -209,7 +221,9 @@ const main = async () => {
   out.push(`Requests sent again after their kept-alive connection was reset: ${resent.length}`)
   for (const line of resent.slice(0, 5)) out.push(`  ${line}`)
   out.push(
-    `Machine: ${machine.cores} cores, load average at start ${machine.loadAverage.map((n) => n.toFixed(2)).join(" ")}`
+    `Machine: ${machine.cores} cores, load average at start ${
+      machine.loadAverage.map((n) => n.toFixed(2)).join(" ")
+    }, at the end ${loadavg().map((n) => n.toFixed(2)).join(" ")}`
   )
   process.stdout.write(`${out.join("\n")}\n`)
 
@@ -222,8 +236,11 @@ const main = async () => {
     machine,
     database: "postgresql",
     service: serviceRoot,
+    serviceCommand: service.command,
+    placement: canPin ? placement : "unpinned",
+    loadAverageAtEnd: loadavg(),
     streams: {
-      memoryMB: { ...memory_, afterDelivery, afterClosing, peakRss },
+      memoryMB: { ...memory_, afterDelivery, afterClosing, peakRss, readersPeakRss },
       cpu,
       delivery: delivered,
       otherDatabasesWritingTransactions: otherTransactions

@@ -7,6 +7,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { fork } from "node:child_process"
 import type { ChildProcess } from "node:child_process"
+import { writeFileSync } from "node:fs"
 import type { ServerResponse } from "node:http"
 import type { Socket } from "node:net"
 import { setPriority } from "node:os"
@@ -77,6 +78,28 @@ const poolSize = 4
 /** The stream process's scheduling priority: lower than the service's (0). */
 const niceness = 10
 
+/**
+ * Writers first: on a busy machine the scheduler gives the service's requests (and the database) the CPU
+ * before the streams' writes, which only delays deliveries a little. The stream process runs in a session
+ * of its own (`detached`), and where Linux groups processes by session (autogroup, on by default for
+ * processes outside a CPU cgroup: a shell, a terminal) that group competes with the service's as an equal
+ * whatever its processes' niceness, so the group is given the same niceness (`/proc/<pid>/autogroup`).
+ * Lowered once it is ready: its start (a second of CPU) is not held back behind a busy machine's work,
+ * where a stream's request waits for it only `startWait`.
+ */
+const lowerPriority = (pid: number) => {
+  try {
+    setPriority(pid, niceness)
+  } catch {
+    // Not allowed here: the streams compete as equals.
+  }
+  try {
+    writeFileSync(`/proc/${pid}/autogroup`, String(niceness))
+  } catch {
+    // Not Linux, or no autogroups: the niceness alone orders the processes.
+  }
+}
+
 /** How long a stream's request waits for the stream process to be ready. */
 const startWait = Duration.seconds(5)
 
@@ -117,15 +140,9 @@ export const make = Effect.gen(function*() {
     })
     child = forked
     ready = false
-    // Writers first: on a busy machine the scheduler gives the service's requests (and the database)
-    // the CPU before the streams' writes, which only delays deliveries a little.
-    try {
-      if (forked.pid !== undefined) setPriority(forked.pid, niceness)
-    } catch {
-      // Not allowed here: the streams compete as equals.
-    }
     forked.on("message", (message: FromStreams) => {
       if (message._tag === "Ended") return limit.release(message.accountId)
+      if (!ready && forked.pid !== undefined) lowerPriority(forked.pid)
       ready = true
       becameReady.resolve()
       becameReady = Promise.withResolvers<void>()

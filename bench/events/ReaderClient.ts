@@ -1,0 +1,58 @@
+/**
+ * The readers' process (`Readers.ts`) from the bench's side: started pinned to CPU 1 (the driver's), asked
+ * one thing at a time over IPC, and its CPU and memory read from /proc.
+ */
+import { spawn } from "node:child_process"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { pinned } from "../Launch.ts"
+import type { Reply, Request } from "./Readers.ts"
+import type { StreamRecord } from "./Streams.ts"
+import { expand } from "./Streams.ts"
+
+export const startReaders = () => {
+  const [command, args] = pinned(1, process.execPath, [join(dirname(fileURLToPath(import.meta.url)), "Readers.ts")])
+  const child = spawn(command, args, { stdio: ["ignore", "inherit", "inherit", "ipc"], serialization: "advanced" })
+  const waiting = new Map<number, { resolve: (reply: Reply) => void; reject: (error: Error) => void }>()
+  let nextId = 0
+  child.on("message", (message: { readonly id: number; readonly reply?: Reply; readonly error?: string }) => {
+    const waiter = waiting.get(message.id)
+    waiting.delete(message.id)
+    if (message.reply !== undefined) waiter?.resolve(message.reply)
+    else waiter?.reject(new Error(`the readers' process failed: ${message.error}`))
+  })
+  child.once("exit", (code, signal) => {
+    for (const waiter of waiting.values()) waiter.reject(new Error(`the readers' process exited (${code ?? signal})`))
+    waiting.clear()
+  })
+  const ask = <T extends Reply["_tag"]>(request: Request, tag: T) =>
+    new Promise<Extract<Reply, { _tag: T }>>((resolve, reject) => {
+      const id = nextId++
+      waiting.set(id, {
+        resolve: (reply) =>
+          reply._tag === tag
+            ? resolve(reply as Extract<Reply, { _tag: T }>)
+            : reject(new Error(`the readers' process answered ${reply._tag} to ${request._tag}`)),
+        reject
+      })
+      child.send({ id, request })
+    })
+  return {
+    pid: child.pid!,
+    warm: (port: number, key: string) => ask({ _tag: "Warm", port, key }, "Done"),
+    open: (port: number, key: string, from: number, to: number, history: number) =>
+      ask({ _tag: "Open", port, key, from, to, history }, "Opened"),
+    caughtUp: async (from: number, to: number, last: number) =>
+      (await ask({ _tag: "CaughtUp", from, to, last }, "CaughtUp")).caughtUp,
+    close: (from: number, to: number) => ask({ _tag: "Close", from, to }, "Done"),
+    collect: async (from: number, to: number): Promise<ReadonlyArray<StreamRecord>> => {
+      const { records, types } = await ask({ _tag: "Collect", from, to }, "Collected")
+      return records.map((record) => expand(record, types))
+    },
+    stop: () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM")
+    }
+  }
+}
+
+export type Readers = ReturnType<typeof startReaders>
