@@ -6,13 +6,15 @@ const elsewhere = ["test/browser/**", "test/faults/**", "test/model/**", "node_m
 /**
  * Files whose assertions bound wall-clock time (an answer within 3 s, a fallback within 1.5 s, a
  * provider's first answer within 300 ms, a cost ratio, an execution still under way when it is
- * cancelled, a NOTIFY wake-up within 2 s, a stop within 8 s): they run one at a time, after the rest,
- * as the whole suite used to. Two files at once on a busy 2-core machine made them fail.
+ * cancelled, a NOTIFY wake-up within 2 s, a stop within 8 s, a cluster's shard locks within their
+ * lease): they run one at a time, after the rest, as the whole suite used to. Two files at once on a
+ * busy 2-core machine made them fail.
  */
 const wallClockBound = [
   "test/ApprovalsHttp.test.ts",
   "test/Faults.test.ts",
   "test/HttpProvider.test.ts",
+  "test/JobRunVersions.test.ts",
   "test/Interpreter.test.ts",
   "test/interpreter/ModelReader.test.ts",
   "test/EventsTwoProcesses.test.ts",
