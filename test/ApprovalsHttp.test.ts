@@ -107,13 +107,32 @@ const untilEvent = (url: string, key: string, id: string, type: string) =>
   })
 
 /**
- * A slow Job approved, then cancelled once `event` has happened: the cancellation answers `recovering`,
- * the Job ends `cancelled` with no Outcome and its one side effect compensated. Answers its events.
+ * Until the sandbox has performed the Job's side effect, halfway through its slow call: the call is
+ * under way. `execution.started` is recorded before the call is made, and a cancellation that lands in
+ * between rightly makes no call at all, which leaves nothing to undo.
  */
-const cancelledAfter = (event: string) =>
+const untilPerformed = (id: string) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < 500; i++) {
+      if ((yield* ledgerOf(id)).some((entry) => entry.effects === 1)) return
+      yield* Effect.sleep("20 millis")
+    }
+    return yield* Effect.die(new Error(`no side effect for ${id} within 10 s`))
+  })
+
+/**
+ * A slow Job approved, then cancelled once `event` has happened (and `then`): the cancellation answers
+ * `recovering`, the Job ends `cancelled` with no Outcome and its one side effect compensated. Answers its
+ * events.
+ */
+const cancelledAfter = (
+  event: string,
+  then: (id: string) => Effect.Effect<void, unknown, SandboxLedger> = () => Effect.void
+) =>
   Effect.gen(function*() {
     const { job, key, url } = yield* approvedWith("slow")
     yield* untilEvent(url, key, job.id, event)
+    yield* then(job.id)
     const cancelling = yield* call(url, {
       path: `/v1/jobs/${job.id}/cancel`,
       key,
@@ -478,7 +497,7 @@ const behaviour = <E>(name: string, services: Layer.Layer<JobServices, E>) =>
 
       it.effect("slow: a cancellation during execution lets the call finish, undoes it, then cancels", () =>
         Effect.gen(function*() {
-          const seen = yield* cancelledAfter("execution.started")
+          const seen = yield* cancelledAfter("execution.started", untilPerformed)
           assert.includeMembers(seen, ["work.invalidated", "execution.succeeded", "recovery.step:compensate"])
         }))
 
