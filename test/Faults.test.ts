@@ -1,20 +1,17 @@
 import { PgClient } from "@effect/sql-pg"
 import { assert, describe, layer } from "@effect/vitest"
-import { PGlite } from "@electric-sql/pglite"
 import { ConfigProvider, Context, Effect, Layer, Option, Redacted, Stream } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import type { SqlClient } from "effect/sql"
-import { rm } from "node:fs/promises"
 import { performance } from "node:perf_hooks"
 import * as Database from "../src/services/store/Database.ts"
 import * as Migrations from "../src/services/store/Migrations.ts"
-import * as PgliteSessions from "../src/services/store/PgliteSessions.ts"
 import { Waitlist } from "../src/services/waitlist/Waitlist.ts"
 import { layerLive } from "../src/services/waitlist/WaitlistLive.ts"
 import type { RawResponse } from "./support/Http.ts"
 import { baseUrl, join, serverWith } from "./support/Http.ts"
 import * as TcpProxy from "./support/TcpProxy.ts"
-import { adminUrl, freshPostgresDatabase, kind, pgliteDataDir } from "./support/TestDatabase.ts"
+import { adminUrl, freshPostgresDatabase, kind, pgliteOnPort } from "./support/TestDatabase.ts"
 
 /**
  * The waitlist in front of a database that hangs or goes down: it must answer 503 with a
@@ -41,22 +38,10 @@ interface Upstream {
   readonly url: URL
 }
 
-const pgliteUpstream = Effect.gen(function*() {
-  const dataDir = yield* Effect.acquireRelease(
-    Effect.sync(() => pgliteDataDir("waitlist-faults-")),
-    (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
-  )
-  const { port } = yield* Effect.acquireRelease(
-    Effect.promise(async () => {
-      const db = await PGlite.create({ dataDir })
-      // One backend, shared by the service's pool, the connections it replaces and the test's own client.
-      const sessions = PgliteSessions.make(db)
-      return { db, sessions, port: await sessions.listen() }
-    }),
-    ({ db, sessions }) => Effect.promise(() => sessions.close().then(() => db.close()))
-  )
+// One backend, shared by the service's pool, the connections it replaces and the test's own client.
+const pgliteUpstream = Effect.map(pgliteOnPort("waitlist-faults-"), (port): Upstream => {
   const host = "127.0.0.1"
-  return { host, port, url: new URL(`postgres://postgres@${host}:${port}/postgres`) } satisfies Upstream
+  return { host, port, url: new URL(`postgres://postgres@${host}:${port}/postgres`) }
 })
 
 const postgresUpstream = (admin: string) =>

@@ -1,12 +1,9 @@
 import { PgClient } from "@effect/sql-pg"
 import { assert, it } from "@effect/vitest"
-import { PGlite } from "@electric-sql/pglite"
 import { Effect, Redacted } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
-import { rm } from "node:fs/promises"
 import { performance } from "node:perf_hooks"
-import * as PgliteSessions from "../src/services/store/PgliteSessions.ts"
-import { pgliteDataDir } from "./support/TestDatabase.ts"
+import { pgliteOnPort } from "./support/TestDatabase.ts"
 
 /**
  * The loopback port answers a statement as soon as PGlite has: a statement's answer is several
@@ -17,18 +14,7 @@ import { pgliteDataDir } from "./support/TestDatabase.ts"
  */
 it.live("a statement on the loopback port is answered without waiting for the client's acknowledgement", () =>
   Effect.gen(function*() {
-    const dataDir = yield* Effect.acquireRelease(
-      Effect.sync(() => pgliteDataDir("pglite-sessions-")),
-      (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
-    )
-    const { port } = yield* Effect.acquireRelease(
-      Effect.promise(async () => {
-        const db = await PGlite.create({ dataDir })
-        const sessions = PgliteSessions.make(db)
-        return { db, sessions, port: await sessions.listen() }
-      }),
-      ({ db, sessions }) => Effect.promise(() => sessions.close().then(() => db.close()))
-    )
+    const port = yield* pgliteOnPort("pglite-sessions-")
     const sql = yield* PgClient.make({
       url: Redacted.make(`postgres://postgres@127.0.0.1:${port}/postgres`),
       maxConnections: 1

@@ -1,4 +1,5 @@
 import { PgClient } from "@effect/sql-pg"
+import { PGlite } from "@electric-sql/pglite"
 import { ConfigProvider, Context, Effect, Layer, Redacted } from "effect"
 import type { Scope } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
@@ -7,6 +8,7 @@ import { rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { inject } from "vitest"
+import * as PgliteSessions from "../../src/services/store/PgliteSessions.ts"
 
 /** The real PostgreSQL the Live suites run against when set; otherwise they run on embedded PGlite. */
 export const adminUrl = process.env.TEST_DATABASE_URL
@@ -45,6 +47,28 @@ export const pgliteDataDir = (prefix: string) => {
   if (template !== undefined) cpSync(template, dir, { recursive: true })
   return dir
 }
+
+/**
+ * A PGlite store of its own, served on a loopback port as the service serves its store to the command
+ * line (`PgliteSessions`): one backend, shared by every connection made to the port. Answers the port;
+ * closed and removed with the scope.
+ */
+export const pgliteOnPort = (prefix: string) =>
+  Effect.gen(function*() {
+    const dataDir = yield* Effect.acquireRelease(
+      Effect.sync(() => pgliteDataDir(prefix)),
+      (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
+    )
+    const { port } = yield* Effect.acquireRelease(
+      Effect.promise(async () => {
+        const db = await PGlite.create({ dataDir })
+        const sessions = PgliteSessions.make(db)
+        return { db, sessions, port: await sessions.listen() }
+      }),
+      ({ db, sessions }) => Effect.promise(() => sessions.close().then(() => db.close()))
+    )
+    return port
+  })
 
 const freshPglite = Effect.acquireRelease(
   Effect.sync(() => pgliteDataDir("waitlist-pglite-")),
