@@ -108,7 +108,8 @@ export const layerLive = Layer.effect(Waitlist)(Effect.gen(function*() {
     while (writing < concurrentBatches && waiting.length > 0) {
       const batch = take()
       writing++
-      runFork(writeBatch(batch)).addObserver((exit) => {
+      // Built inside its fiber: whatever happens, every join of the batch is answered and the writer freed.
+      runFork(Effect.suspend(() => writeBatch(batch))).addObserver((exit) => {
         writing--
         const answer = Exit.asVoid(exit)
         for (const join of batch) join.resume(answer)
