@@ -48,6 +48,13 @@ export const pgliteDataDir = (prefix: string) => {
   return dir
 }
 
+/** A data directory as `pgliteDataDir` makes one, removed with the scope. */
+const scopedPgliteDataDir = (prefix: string) =>
+  Effect.acquireRelease(
+    Effect.sync(() => pgliteDataDir(prefix)),
+    (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
+  )
+
 /**
  * A PGlite store of its own, served on a loopback port as the service serves its store to the command
  * line (`PgliteSessions`): one backend, shared by every connection made to the port. Answers the port;
@@ -55,10 +62,7 @@ export const pgliteDataDir = (prefix: string) => {
  */
 export const pgliteOnPort = (prefix: string) =>
   Effect.gen(function*() {
-    const dataDir = yield* Effect.acquireRelease(
-      Effect.sync(() => pgliteDataDir(prefix)),
-      (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
-    )
+    const dataDir = yield* scopedPgliteDataDir(prefix)
     const { port } = yield* Effect.acquireRelease(
       Effect.promise(async () => {
         const db = await PGlite.create({ dataDir })
@@ -70,10 +74,7 @@ export const pgliteOnPort = (prefix: string) =>
     return port
   })
 
-const freshPglite = Effect.acquireRelease(
-  Effect.sync(() => pgliteDataDir("waitlist-pglite-")),
-  (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
-).pipe(Effect.map((dir) => ({ DATA_DIR: dir })))
+const freshPglite = scopedPgliteDataDir("waitlist-pglite-").pipe(Effect.map((dir) => ({ DATA_DIR: dir })))
 
 /**
  * The environment naming a store of one's own: a new database on `TEST_DATABASE_URL`'s server,
