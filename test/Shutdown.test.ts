@@ -4,6 +4,7 @@ import { execFile, spawn } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { request } from "node:http"
 import { delimiter, dirname, join } from "node:path"
+import type { Readable } from "node:stream"
 import { freePort, root } from "./support/ServiceProcess.ts"
 import * as TestDatabase from "./support/TestDatabase.ts"
 
@@ -24,6 +25,28 @@ const post = (port: number, email: string) =>
     })
     req.on("error", reject)
     req.end(body)
+  })
+
+/** The lines a process writes, as they complete. */
+const linesOf = (output: Readable) => {
+  const lines: Array<string> = []
+  let buffered = ""
+  output.on("data", (chunk: Buffer) => {
+    buffered += chunk.toString()
+    const complete = buffered.split("\n")
+    buffered = complete.pop()!
+    lines.push(...complete)
+  })
+  return lines
+}
+
+/** Until the service has logged that it listens (30 s at most). */
+const untilListening = (lines: ReadonlyArray<string>) =>
+  Effect.promise(async () => {
+    for (let waited = 0; !lines.some((line) => line.includes("Listening on")); waited += 50) {
+      if (waited > 30_000) throw new Error(`the service did not start:\n${lines.join("\n")}`)
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
   })
 
 const cliCount = (env: Record<string, string>) =>
@@ -49,21 +72,9 @@ it.live("finishes the requests in flight on SIGTERM, loses none, and exits 0", (
       env: { ...process.env, ...store, PORT: String(port), HOST: "127.0.0.1" },
       stdio: ["ignore", "pipe", "inherit"]
     })
-    const lines: Array<string> = []
-    let buffered = ""
-    server.stdout.on("data", (chunk: Buffer) => {
-      buffered += chunk.toString()
-      const complete = buffered.split("\n")
-      buffered = complete.pop()!
-      lines.push(...complete)
-    })
+    const lines = linesOf(server.stdout)
     const exited = new Promise<number | null>((resolve) => server.on("exit", (code) => resolve(code)))
-    yield* Effect.promise(async () => {
-      for (let waited = 0; !lines.some((line) => line.includes("Listening on")); waited += 50) {
-        if (waited > 20_000) throw new Error(`the service did not start:\n${lines.join("\n")}`)
-        await new Promise((resolve) => setTimeout(resolve, 50))
-      }
-    })
+    yield* untilListening(lines)
 
     const run = `${process.pid}.${Date.now().toString(36)}`
     const answered: Array<number> = []
@@ -144,17 +155,11 @@ it.live(
             }
           })
       )
-      let output = ""
-      shell.stdout.on("data", (chunk: Buffer) => output += chunk.toString())
+      const lines = linesOf(shell.stdout)
       const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
         shell.on("exit", (code, signal) => resolve([code, signal]))
       )
-      yield* Effect.promise(async () => {
-        for (let waited = 0; !output.includes("Listening on"); waited += 50) {
-          if (waited > 30_000) throw new Error(`the service did not start:\n${output}`)
-          await new Promise((resolve) => setTimeout(resolve, 50))
-        }
-      })
+      yield* untilListening(lines)
       assert.strictEqual(yield* Effect.promise(() => post(port, "npm.start@example.com")), 200)
 
       shell.kill("SIGTERM")
