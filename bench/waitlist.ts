@@ -37,7 +37,7 @@ import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { admin, databaseUrl } from "./Database.ts"
-import { canPin, pinned, startCommand } from "./Launch.ts"
+import { canPin, pinned, pinning, startCommand } from "./Launch.ts"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
@@ -353,9 +353,7 @@ try {
   process.stdout.write(
     `${servers.length} servers (${servers.map((server) => server.name).join(", ")}), ${rounds} interleaved `
       + `rounds of ${seconds} s per cell, `
-      + `${
-        canPin ? "each server pinned to CPU 0, wrk to CPU 1" : "unpinned (no taskset): CPU figures are not comparable"
-      }, `
+      + `${pinning("each server on CPU 0, wrk on CPU 1")}, `
       + `service started as \`${service.text}\`\n`
   )
   // Warm-up: the JIT, the pools, and the known addresses of the repeat mix.

@@ -1,18 +1,20 @@
 /**
- * The readers' process (`Readers.ts`) from the bench's side: started pinned to CPU 1 (the driver's), asked
+ * The readers' process (`Readers.ts`) from the bench's side: started by the driver, whose pinning to CPU 1 it
+ * inherits, asked
  * one thing at a time over IPC, and its CPU and memory read from /proc.
  */
 import { spawn } from "node:child_process"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { pinned } from "../Launch.ts"
 import type { Reply, Request } from "./Readers.ts"
 import type { StreamRecord } from "./Streams.ts"
 import { expand } from "./Streams.ts"
 
 export const startReaders = () => {
-  const [command, args] = pinned(1, process.execPath, [join(dirname(fileURLToPath(import.meta.url)), "Readers.ts")])
-  const child = spawn(command, args, { stdio: ["ignore", "inherit", "inherit", "ipc"], serialization: "advanced" })
+  const child = spawn(process.execPath, [join(dirname(fileURLToPath(import.meta.url)), "Readers.ts")], {
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+    serialization: "advanced"
+  })
   const waiting = new Map<number, { resolve: (reply: Reply) => void; reject: (error: Error) => void }>()
   let nextId = 0
   child.on("message", (message: { readonly id: number; readonly reply?: Reply; readonly error?: string }) => {

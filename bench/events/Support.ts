@@ -63,16 +63,16 @@ const ownCpuSeconds = (pid: number) => {
   return (Number(fields[11]) + Number(fields[12])) / clockTicks
 }
 
-/** CPU time a process and its descendants have used so far (user + system), in seconds. */
-export const cpuSeconds = (pid: number) => processTree(pid).reduce((sum, each) => sum + ownCpuSeconds(each), 0)
-
 /** CPU time so far of a process alone and of its descendants (the service's stream process), in seconds. */
 export const cpuOfTree = (pid: number) => {
-  const [own, ...descendants] = processTree(pid)
-  return {
-    own: own === undefined ? 0 : ownCpuSeconds(own),
-    descendants: descendants.reduce((sum, each) => sum + ownCpuSeconds(each), 0)
-  }
+  const [, ...descendants] = processTree(pid)
+  return { own: ownCpuSeconds(pid), descendants: descendants.reduce((sum, each) => sum + ownCpuSeconds(each), 0) }
+}
+
+/** CPU time a process and its descendants have used so far (user + system), in seconds. */
+export const cpuSeconds = (pid: number) => {
+  const { descendants, own } = cpuOfTree(pid)
+  return own + descendants
 }
 
 /**

@@ -18,12 +18,15 @@ export interface CpuPerWrite {
   readonly driverWaited: number
 }
 
-const cpuPerWrite = (changes: Changes): CpuPerWrite => ({
-  service: (changes.serviceCpu.service * 1e6) / changes.writeMs.length,
-  streamProcess: (changes.serviceCpu.streamProcess * 1e6) / changes.writeMs.length,
-  serviceWaited: (changes.serviceWaitedForCpu * 1e6) / changes.writeMs.length,
-  driverWaited: (changes.driverWaitedForCpu * 1e6) / changes.writeMs.length
-})
+const cpuPerWrite = (changes: Changes): CpuPerWrite => {
+  const perWrite = (seconds: number) => (seconds * 1e6) / changes.writeMs.length
+  return {
+    service: perWrite(changes.serviceCpu.service),
+    streamProcess: perWrite(changes.serviceCpu.streamProcess),
+    serviceWaited: perWrite(changes.serviceWaitedForCpu),
+    driverWaited: perWrite(changes.driverWaitedForCpu)
+  }
+}
 
 export interface WriterSlowdown {
   readonly fewStreams: number

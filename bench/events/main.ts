@@ -96,7 +96,6 @@ const main = async () => {
   const sseKey = createKey(env, "bench-sse")
   const sse = client(service.port, sseKey, agent)
   const opening = { service, key: sseKey, readers }
-  const servicePid = service.pid
   const settle = async () => settled(sse, (await sse.list(100)).data.map((job) => job.id), 120_000)
 
   // A little history, and the stream's code path warmed up with one stream opened and closed.
@@ -108,10 +107,14 @@ const main = async () => {
 
   // ---- 1. the writers with a few streams open -----------------------------------------------------
   // Warmed up first (the first changes of a process are slower), so that the ratio compares like with like.
-  await makeChanges(sse, live, slowdownWrites, { label: "warm-up", cancelLast: false, servicePid })
+  await makeChanges(sse, live, slowdownWrites, { label: "warm-up", cancelLast: false, servicePid: service.pid })
   await settle()
   await StreamMemory.openStreams(opening, 0, fewStreams, (await sse.events()).length)
-  const fewBefore = await makeChanges(sse, live, slowdownWrites, { label: "few before", cancelLast: false, servicePid })
+  const fewBefore = await makeChanges(sse, live, slowdownWrites, {
+    label: "few before",
+    cancelLast: false,
+    servicePid: service.pid
+  })
   await settle()
 
   // ---- 2. every stream open, and its memory ---------------------------------------------------------
@@ -131,7 +134,7 @@ const main = async () => {
   const benchCpuStarted = process.cpuUsage()
   const readersCpuStarted = cpuSeconds(readers.pid)
   const started = clock()
-  const many = await makeChanges(sse, live, changeCount, { label: "change", cancelLast: true, servicePid })
+  const many = await makeChanges(sse, live, changeCount, { label: "change", cancelLast: true, servicePid: service.pid })
   await settle()
   const expected = await sse.events()
   await readers.caughtUp(0, streamCount, expected.at(-1)!.position)
@@ -148,7 +151,7 @@ const main = async () => {
     phaseSeconds,
     serviceSeconds: serviceCpu,
     serviceMicrosPerDelivery: (serviceCpu * 1e6) / Math.max(1, delivered.deliveries),
-    benchSeconds: (benchCpuUsage.user + benchCpuUsage.system) / 1e6,
+    driverSeconds: (benchCpuUsage.user + benchCpuUsage.system) / 1e6,
     readersSeconds: readersCpu
   }
   log(`streams checked (${delivered.check.missing} missing, ${delivered.check.duplicated} duplicated)`)
@@ -157,7 +160,11 @@ const main = async () => {
   await readers.close(fewStreams, streamCount)
   await sleep(2000)
   const afterClosing = await measureMemory(service)
-  const fewAfter = await makeChanges(sse, live, slowdownWrites, { label: "few after", cancelLast: false, servicePid })
+  const fewAfter = await makeChanges(sse, live, slowdownWrites, {
+    label: "few after",
+    cancelLast: false,
+    servicePid: service.pid
+  })
   await settle()
   const final = await sse.events()
   await readers.caughtUp(0, fewStreams, final.at(-1)!.position)
@@ -201,7 +208,7 @@ const main = async () => {
     `${fixed(cpu.phaseSeconds, 1)} s of wall time: service ${fixed(cpu.serviceSeconds, 1)} s (${
       fixed(cpu.serviceMicrosPerDelivery, 1)
     } us per delivery, all included), the readers' process ${fixed(cpu.readersSeconds, 1)} s, the writers' driver ${
-      fixed(cpu.benchSeconds, 1)
+      fixed(cpu.driverSeconds, 1)
     } s`
   )
   out.push(...WriterSlowdown.report(slowdown))
