@@ -33,9 +33,10 @@ import * as WorkTiming from "./WorkTiming.ts"
  * crash the engine delivers the run again and it goes on from its last recorded step, in whichever
  * process then holds the Job's shard.
  *
- * A run is a sequence of steps (`Work.advance`), each an activity: interpret, plan, claim, call the
- * provider, verify, undo. It ends when the Job waits for an answer or has ended; while a proposal waits
- * for a decision it sleeps on a durable timer until the proposal expires. What moves a Job on (an
+ * A run is a sequence of steps (`Work.advance`): interpret, plan, claim, call the provider, verify,
+ * undo; each step reads the Job and records what it did in the store. The engine runs them in stretches,
+ * each an activity (`shapeV2`; version 1 made each step one). It ends when the Job waits for an answer or
+ * has ended; while a proposal waits for a decision it sleeps on a durable timer until the proposal expires. What moves a Job on (an
  * answer, a decision, an expiry) begins a new revision or a new run. A run is never interrupted: a
  * newer revision or a cancellation is seen by the run's next step, which stops before any further side
  * effect and undoes what stands.
@@ -85,7 +86,7 @@ const maxSteps = 500
  * nothing twice. A store that cannot answer is waited out (`WorkTiming.waitOut`): the step is retried
  * until it can.
  */
-export const step = (name: string, ref: RunRef) =>
+const step = (name: string, ref: RunRef) =>
   Effect.flatMap(Effect.all([Work.Work, WorkTiming.WorkTiming]), ([work, timing]) =>
     Activity.make({
       name,
@@ -119,7 +120,57 @@ export const shapeV1: RunShape = {
     })
 }
 
-export const shapes: RunShapes = { current: shapeV1, retired: [] }
+/** The most steps one activity of version 2 takes; the run then goes on in its next activity. */
+const stepsPerStretch = 10
+
+/**
+ * Steps one after another as one activity named `name`, until the run stops or waits for a proposal's
+ * expiry, at most `stepsPerStretch` (then it answers "continue"). Run again after a crash, it starts from
+ * where the store stands, as one step does: each step reads the Job and records what it did there, so
+ * the engine's record of each step in between added nothing but its cost (a message, its reply and a
+ * transaction per step).
+ */
+const stretch = (name: string, ref: RunRef) =>
+  Effect.flatMap(Effect.all([Work.Work, WorkTiming.WorkTiming]), ([work, timing]) => {
+    const once = work.advance(ref).pipe(
+      Effect.tapError((error) => Effect.logWarning("job work waits for the store", error.message)),
+      Effect.retry(WorkTiming.waitOut(timing)),
+      Effect.orDie
+    )
+    return Activity.make({
+      name,
+      success: Work.Next,
+      execute: Effect.gen(function*() {
+        for (let n = 1; n < stepsPerStretch; n++) {
+          const next = yield* once
+          if (next !== "continue") return next
+        }
+        return yield* once
+      })
+    })
+  })
+
+/**
+ * Version 2: activities `steps-1`, `steps-2`, ..., each a stretch of steps (`stretch`), and a durable
+ * timer `expiry-<n>` after a stretch that waits for a proposal's expiry.
+ */
+export const shapeV2: RunShape = {
+  version: 2,
+  body: (ref) =>
+    Effect.gen(function*() {
+      for (let n = 1; n <= maxSteps / stepsPerStretch; n++) {
+        const next = yield* stretch(`steps-${n}`, ref)
+        if (next === "stop") return
+        if (next !== "continue") {
+          const millis = Date.parse(next.waitUntil) - (yield* Clock.currentTimeMillis)
+          yield* DurableClock.sleep({ name: `expiry-${n}`, duration: Duration.millis(Math.max(1, millis + 10)) })
+        }
+      }
+      yield* Effect.logError("a job run took too many steps", { jobId: ref.jobId, revision: ref.revision })
+    })
+}
+
+export const shapes: RunShapes = { current: shapeV2, retired: [shapeV1] }
 
 /** Registers the run's body: each run in the shape it began with. */
 const workflow = ({ current, retired }: RunShapes) =>
