@@ -1,7 +1,9 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import type * as Result from "effect/Result"
 import * as SqlClient from "effect/sql/SqlClient"
+import type * as Statement from "effect/sql/Statement"
 import type { AccountId } from "../../schema/ApiKey.ts"
 import type { JobId } from "../../schema/JobRef.ts"
 import { channel, EventSignal } from "../events/EventSignal.ts"
@@ -29,41 +31,50 @@ export const layerLive = Layer.effect(JobStore)(Effect.gen(function*() {
   const work = yield* JobWork
   const signal = yield* EventSignal
 
-  // Announced on commit: by NOTIFY to every process on PostgreSQL, directly to this one on the embedded store.
-  const announce = (accountId: AccountId) =>
-    signal.viaNotify
-      ? Effect.asVoid(sql`SELECT pg_notify(${channel}, ${accountId})`)
-      : sql.afterCommit(signal.wake(accountId))
-
-  const appendEvents = (record: JobRecord, change: Change) =>
+  /**
+   * The Job's row (`job`, an `INSERT` or an `UPDATE` of it), the change's events and its revision's
+   * snapshot, written by one statement, and on PostgreSQL the account announced by `NOTIFY` (on commit)
+   * in it: a statement is a round trip to the database, and on this path each one cost more CPU than what
+   * it did (docs/PERFORMANCE.md, "Statements per Job change"). The events take the next free places of
+   * the transaction's block of positions (`used` of them are taken already); the embedded store is told
+   * directly, after the commit.
+   */
+  const write = (job: Statement.Fragment, record: JobRecord, change: Change) =>
     Effect.gen(function*() {
-      const [row] = yield* sql<{ readonly xid: string; readonly used: number }>`
-        SELECT x.xid::text AS xid, (
-          SELECT count(*)::int FROM job_events
-          WHERE position >= x.xid::text::bigint * ${eventsPerTransaction}
-            AND position < (x.xid::text::bigint + 1) * ${eventsPerTransaction}
-        ) AS used
-        FROM (SELECT pg_current_xact_id() AS xid) x`
-      const first = Number(BigInt(row!.xid) * BigInt(eventsPerTransaction)) + row!.used
+      const events = JSON.stringify(
+        change.events.map((event, i) => ({ i, type: event.type, data: JSON.stringify(event.data) }))
+      )
+      const last = change.events.length - 1
+      const view = JSON.stringify(JobLifecycle.toView(record))
+      const [row] = yield* sql<{ readonly used: number }>`
+        WITH job AS (${job}),
+        block AS (
+          SELECT x.xid * ${eventsPerTransaction} AS start, (
+            SELECT count(*)::int FROM job_events
+            WHERE position >= x.xid * ${eventsPerTransaction} AND position < (x.xid + 1) * ${eventsPerTransaction}
+          ) AS used
+          FROM (SELECT pg_current_xact_id()::text::bigint AS xid) x
+        ),
+        appended AS (
+          INSERT INTO job_events (position, account_id, job_id, job_revision, type, data, occurred_at)
+          SELECT block.start + block.used + e.i, ${record.accountId}, ${record.id}, ${record.revision}, e.type, e.data,
+            ${new Date(record.updatedAt)}
+          FROM block, json_to_recordset(${events}::json) AS e(i int, type text, data text)
+        ),
+        revised AS (
+          INSERT INTO job_revisions (job_id, revision, snapshot, first_position, last_position)
+          SELECT ${record.id}, ${record.revision}, ${view}, block.start + block.used, block.start + block.used + ${last}
+          FROM block
+          ON CONFLICT (job_id, revision) DO UPDATE SET snapshot = EXCLUDED.snapshot, last_position = EXCLUDED.last_position
+        )
+        SELECT block.used${
+        signal.viaNotify ? sql`, pg_notify(${channel}, ${record.accountId})::text AS notified` : sql``
+      } FROM block`
+      // Rolls the transaction back: its positions would run into the next transaction id's.
       if (row!.used + change.events.length > eventsPerTransaction) {
         return yield* Effect.die(new Error("too many events in one transaction"))
       }
-      const rows = change.events.map((event, i) => ({
-        position: first + i,
-        account_id: record.accountId,
-        job_id: record.id,
-        job_revision: record.revision,
-        type: event.type,
-        data: JSON.stringify(event.data),
-        occurred_at: new Date(record.updatedAt)
-      }))
-      yield* sql`INSERT INTO job_events ${sql.insert(rows as unknown as [Record<string, unknown>])}`
-      const view = JSON.stringify(JobLifecycle.toView(record))
-      yield* sql`
-        INSERT INTO job_revisions (job_id, revision, snapshot, first_position, last_position)
-        VALUES (${record.id}, ${record.revision}, ${view}, ${first}, ${first + rows.length - 1})
-        ON CONFLICT (job_id, revision) DO UPDATE SET snapshot = EXCLUDED.snapshot, last_position = EXCLUDED.last_position`
-      yield* announce(record.accountId)
+      if (!signal.viaNotify) yield* sql.afterCommit(signal.wake(record.accountId))
     })
 
   /** What the change stores besides the Job: a proposal's bytes, once; a decision; an approval consumed. */
@@ -98,17 +109,32 @@ export const layerLive = Layer.effect(JobStore)(Effect.gen(function*() {
     }
   }
 
+  /**
+   * The caller's transaction when there is one (an Idempotency-Key's, which stores the answer with the
+   * change), otherwise one of its own. Joined rather than nested: a savepoint (two more round trips)
+   * would buy nothing, since a change fails without writing (its Job is missing, or `decide` refuses)
+   * or fails the caller's transaction with it (the store fails).
+   */
+  const inTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    Effect.flatMap(
+      Effect.serviceOption(sql.transactionService),
+      (current) => Option.isSome(current) ? effect : sql.withTransaction(effect)
+    )
+
   const afterCommit = (record: JobRecord) => sql.afterCommit(signalRuns(work, record))
 
   const insert = (change: Change) =>
-    guard(sql.withTransaction(Effect.gen(function*() {
+    guard(inTransaction(Effect.gen(function*() {
       const { record } = change
       const { expiresAt, needsRun } = columns(record)
-      yield* sql`
-        INSERT INTO jobs (id, account_id, revision, status, record, created_at, updated_at, needs_run, proposal_expires_at)
-        VALUES (${record.id}, ${record.accountId}, ${record.revision}, ${record.status}, ${JSON.stringify(record)},
-          ${new Date(record.createdAt)}, ${new Date(record.updatedAt)}, ${needsRun}, ${expiresAt})`
-      yield* appendEvents(record, change)
+      yield* write(
+        sql`
+          INSERT INTO jobs (id, account_id, revision, status, record, created_at, updated_at, needs_run, proposal_expires_at)
+          VALUES (${record.id}, ${record.accountId}, ${record.revision}, ${record.status}, ${JSON.stringify(record)},
+            ${new Date(record.createdAt)}, ${new Date(record.updatedAt)}, ${needsRun}, ${expiresAt})`,
+        record,
+        change
+      )
       yield* afterCommit(record)
     })))
 
@@ -119,7 +145,7 @@ export const layerLive = Layer.effect(JobStore)(Effect.gen(function*() {
   ) =>
     guard(Effect.gen(function*() {
       const now = yield* nowIso
-      return yield* sql.withTransaction(Effect.gen(function*() {
+      return yield* inTransaction(Effect.gen(function*() {
         const [row] = yield* sql<{ readonly record: string }>`
           SELECT record FROM jobs WHERE id = ${id} AND account_id = ${accountId} FOR UPDATE`
         if (row === undefined) return yield* Effect.fail(notFound(id))
@@ -127,13 +153,16 @@ export const layerLive = Layer.effect(JobStore)(Effect.gen(function*() {
         const { record } = change
         if (change.events.length > 0) {
           const { expiresAt, needsRun } = columns(record)
-          yield* sql`
-            UPDATE jobs SET revision = ${record.revision}, status = ${record.status}, record = ${
-            JSON.stringify(record)
-          },
-              updated_at = ${new Date(record.updatedAt)}, needs_run = ${needsRun}, proposal_expires_at = ${expiresAt}
-            WHERE id = ${id}`
-          yield* appendEvents(record, change)
+          yield* write(
+            sql`
+              UPDATE jobs SET revision = ${record.revision}, status = ${record.status}, record = ${
+              JSON.stringify(record)
+            },
+                updated_at = ${new Date(record.updatedAt)}, needs_run = ${needsRun}, proposal_expires_at = ${expiresAt}
+              WHERE id = ${id}`,
+            record,
+            change
+          )
           yield* writeParts(record, change)
           yield* afterCommit(record)
         }
