@@ -39,6 +39,15 @@ interface EventRow {
   readonly occurred_at: Date
 }
 
+/** A row of `eventPage`: an event (or none, when the page is empty) and the checks of the read. */
+type PageRow = { readonly [K in keyof EventRow]: EventRow[K] | null } & {
+  readonly published: boolean | null
+  readonly pruned: string | null
+  readonly found: boolean
+}
+const isEvent = (row: PageRow): row is PageRow & EventRow => row.position !== null
+const isPublished = (row: PageRow): row is PageRow & EventRow => row.published === true
+
 const toEvent = (row: EventRow): JobEvent => ({
   position: Number(row.position),
   jobId: row.job_id as JobId,
@@ -123,29 +132,42 @@ const live = Layer.effect(Jobs)(Effect.gen(function*() {
       return withAsOf(job, since.at(-1)?.position ?? from)
     })
 
+  /**
+   * One statement, so one snapshot: the page, the account's prune mark and the Job's existence are read
+   * together (a prune committed meanwhile is in all of them or in none, so it can never leave a silent
+   * gap), in one round trip, which a stream's tail pays on every change of its account. With no event
+   * after the cursor, one row still carries the checks (its event's columns null).
+   */
   const eventPage = (accountId: AccountId, options: EventPageOptions) =>
     Effect.gen(function*() {
       // Published events are a prefix in position order: what follows them is committed but not published yet.
-      const rows = yield* sql<EventRow & { readonly published: boolean }>`
-        SELECT ${eventColumns}, e.position < ${horizon} AS published FROM job_events e
-        WHERE e.account_id = ${accountId}
-          ${options.jobId === undefined ? sql`` : sql`AND e.job_id = ${options.jobId}`}
-          AND e.position > ${options.after}
-        ORDER BY e.position LIMIT ${options.limit}`
-      // Checked after the read: a prune that commits in between makes the cursor expired, never a silent gap.
-      const [check] = yield* sql<{ readonly pruned: string | null; readonly found: boolean }>`
-        SELECT (SELECT pruned_through::text FROM job_event_retention WHERE account_id = ${accountId}) AS pruned,
+      const rows = yield* sql<PageRow>`
+        WITH page AS (
+          SELECT e.position, e.job_id, e.job_revision, e.type, e.data, e.occurred_at,
+            e.position < ${horizon} AS published
+          FROM job_events e
+          WHERE e.account_id = ${accountId}
+            ${options.jobId === undefined ? sql`` : sql`AND e.job_id = ${options.jobId}`}
+            AND e.position > ${options.after}
+          ORDER BY e.position LIMIT ${options.limit}
+        )
+        SELECT page.position::text AS position, page.job_id, page.job_revision, page.type, page.data,
+          page.occurred_at, page.published,
+          (SELECT pruned_through::text FROM job_event_retention WHERE account_id = ${accountId}) AS pruned,
           ${
         options.jobId === undefined
           ? sql`true`
           : sql`EXISTS (SELECT 1 FROM jobs WHERE id = ${options.jobId} AND account_id = ${accountId})`
-      } AS found`
-      if (!check!.found) return yield* Effect.fail(notFound(options.jobId!))
-      if (options.after > 0 && options.after < Number(check!.pruned ?? 0)) {
+      } AS found
+        FROM (SELECT 1) AS one LEFT JOIN page ON true
+        ORDER BY page.position`
+      const { found, pruned } = rows[0]!
+      if (!found) return yield* Effect.fail(notFound(options.jobId!))
+      if (options.after > 0 && options.after < Number(pruned ?? 0)) {
         return yield* Effect.fail(cursorExpired(options.after))
       }
-      const published = rows.filter((row) => row.published)
-      return { events: published.map(toEvent), pending: published.length < rows.length }
+      const published = rows.filter(isPublished)
+      return { events: published.map(toEvent), pending: published.length < rows.filter(isEvent).length }
     })
 
   /** Deletes one batch of events past retention, in a statement of its own; answers how many. */
