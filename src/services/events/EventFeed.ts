@@ -56,8 +56,9 @@ export interface Following {
  * The table is the truth and wake-ups only hints: each process keeps one tail per account that has
  * followers, which reads the account's newly published events once per wake-up (`EventSignal`, or a slow
  * poll in case a wake-up is lost) and hands each batch to every follower of the account, synchronously:
- * no queue, fiber or copy per follower. A tail reads at most once per `coalesceWindow`, so that under a
- * steady stream of changes one delivery carries several events. A follower first reads the table from
+ * no queue, fiber or copy per follower. A tail reads at most once per `coalesceWindow`, and less often
+ * when handing on takes long (`handOnShare`), so that under a steady stream of changes one delivery
+ * carries several events. A follower first reads the table from
  * its own cursor (in a fiber of its own, only while it catches up), then takes the tail's batches; a
  * batch that does not start where the follower stands (the tail started again past retention) sends it
  * back to the table for the positions in between. So 1,000 followers of one account cost one read per
@@ -101,6 +102,22 @@ const pollInterval = Duration.seconds(10)
 const pendingInterval = Duration.millis(10)
 /** The least time between two reads of a tail: what is published meanwhile goes out in one delivery. */
 const coalesceWindow = Duration.millis(50)
+/**
+ * A tail waits at least this many times the CPU its last read took to hand on (for a stream, one socket
+ * write each), so that one account's streams take at most about a twentieth of a core however many they
+ * are: a thousand streams take about 5 ms of CPU a delivery, and their tail reads every 100 ms or so.
+ * CPU, not elapsed time: a process that yields the core to others while it hands on (the stream process
+ * does, at a lower priority) is not slowed down further for it.
+ */
+const handOnShare = 20
+/** The most a tail waits between two reads, however long its deliveries take. */
+const maxCoalesceWindow = Duration.millis(500)
+
+/** The CPU this process has used so far, µs. */
+const cpuMicros = () => {
+  const { system, user } = process.cpuUsage()
+  return user + system
+}
 /** How long a page of history read for one follower answers others that ask for the same page. */
 const sharedPageLife = 1000
 
@@ -128,11 +145,23 @@ export const make = Effect.gen(function*() {
             if (wakers.get(accountId) === wake) wakers.delete(accountId)
           })
       )
+      /** CPU spent handing batches on since the tail last paused, µs. */
+      let handingOn = 0
       const publish = (batch: Batch) =>
         Effect.sync(() => {
+          const started = cpuMicros()
           head.position = batch.to
           for (const member of members) member.take(batch)
+          handingOn += cpuMicros() - started
         })
+      const pause = Effect.suspend(() => {
+        const window = Duration.clamp(Duration.micros(BigInt(Math.round(handingOn * handOnShare))), {
+          minimum: coalesceWindow,
+          maximum: maxCoalesceWindow
+        })
+        handingOn = 0
+        return Effect.sleep(window)
+      })
       const readNew: Effect.Effect<void, UnknownJob | HistoryPruned | Unavailable> = Effect.gen(function*() {
         while (true) {
           const read = yield* jobs.eventPage(accountId, { after: head.position, limit: pageSize })
@@ -155,7 +184,7 @@ export const make = Effect.gen(function*() {
         Effect.andThen(wake.close),
         Effect.andThen(readNew),
         Effect.catchIf((error) => error instanceof HistoryPruned, () => restart),
-        Effect.andThen(Effect.sleep(coalesceWindow)),
+        Effect.andThen(pause),
         Effect.catchCause((cause) =>
           Cause.hasInterruptsOnly(cause) ? Effect.interrupt : Effect.logWarning(
             "event tail cannot read its store; trying again",
