@@ -17,6 +17,8 @@ export type Request =
     readonly key: string
     readonly from: number
     readonly to: number
+    /** The streams' cursor: every event after this position (0: the whole history). */
+    readonly after: number
     readonly history: number
   }
   | { readonly _tag: "CaughtUp"; readonly from: number; readonly to: number; readonly last: number }
@@ -37,19 +39,19 @@ export type Reply =
 
 const agent = new Agent({ keepAlive: true })
 const streams: Array<SseStream> = []
-const path = "/v1/events?after=0"
+const path = (after: number) => `/v1/events?after=${after}`
 
 /**
- * Opens the streams `from` to `to` (exclusive), every one from position 0, at most 100 at once; waits until
- * each has received the `history` events. A 503 (the store did not answer in time) is counted, and the
+ * Opens the streams `from` to `to` (exclusive), every one after position `after`, at most 100 at once; waits
+ * until each has received the `history` events. A 503 (the store did not answer in time) is counted, and the
  * stream opened again after its Retry-After, up to 5 times; any other refusal is a failure.
  */
-const open = async ({ from, history, key, port, to }: Extract<Request, { _tag: "Open" }>): Promise<Reply> => {
+const open = async ({ after, from, history, key, port, to }: Extract<Request, { _tag: "Open" }>): Promise<Reply> => {
   const refusals: Array<string> = []
   const started = clock()
   await pooled(Array.from({ length: to - from }, (_, i) => from + i), 100, async (i) => {
     for (let attempt = 1;; attempt++) {
-      const { opened, stream } = openStream(port, key, agent, i, path, i % 100 === 0)
+      const { opened, stream } = openStream(port, key, agent, i, path(after), i % 100 === 0)
       streams[i] = stream
       await opened
       if (stream.status !== 503 || attempt === 5) return
@@ -87,7 +89,7 @@ const answer = async (request: Request): Promise<Reply> => {
   switch (request._tag) {
     case "Warm": {
       // The stream's code path warmed up in the service: one stream opened and closed.
-      const warm = openStream(request.port, request.key, agent, -1, path, false)
+      const warm = openStream(request.port, request.key, agent, -1, path(0), false)
       await warm.opened
       await sleep(300)
       close(warm.stream)

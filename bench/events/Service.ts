@@ -53,7 +53,12 @@ export const startService = async (env: Record<string, string>): Promise<Service
       HOST: "127.0.0.1",
       REQUEST_LOG: "false"
     },
-    stdio: ["ignore", "pipe", "pipe"]
+    stdio: ["ignore", "pipe", "pipe"],
+    // A session of its own, as a service started from its own terminal or unit is: where Linux groups
+    // processes by session for the CPU (autogroup), the service then does not share its group's weight
+    // with this driver and the readers, and the niceness it gives its stream process's group orders the
+    // two as it would in production.
+    detached: true
   })
   const complaints: Array<string> = []
   const levels: Record<string, number> = {}

@@ -16,17 +16,18 @@ export interface Opening {
 }
 
 /**
- * Opens the streams `from` to `to` (exclusive) in the readers' process, every one from position 0, at most
- * 100 at once; waits until each has received the `history` events. A 503 (the store did not answer in
- * time) is counted, and the stream opened again after its Retry-After, up to 5 times; any other refusal
- * fails the bench.
+ * Opens the streams `from` to `to` (exclusive) in the readers' process, every one after position `after`
+ * (0 unless told: the whole history), at most 100 at once; waits until each has received the `history`
+ * events. A 503 (the store did not answer in time) is counted, and the stream opened again after its
+ * Retry-After, up to 5 times; any other refusal fails the bench.
  */
-export const openStreams = async (opening: Opening, from: number, to: number, history: number) => {
+export const openStreams = async (opening: Opening, from: number, to: number, history: number, after = 0) => {
   const { failure, refusals, seconds } = await opening.readers.open(
     opening.service.port,
     opening.key,
     from,
     to,
+    after,
     history
   )
   if (failure !== undefined) throw new Error(failure)

@@ -1,8 +1,9 @@
 /**
- * What open streams cost the writers: the same sequential changes (`BENCH_SLOWDOWN_WRITES`) timed with
- * a few streams open, then with all of them, then with a few again, in one process. The ratio of the
- * medians is what matters (the machine's speed cancels out); the few-stream runs before and after
- * bracket any drift of the run itself.
+ * What open streams cost the writers: the same sequential changes (`BENCH_SLOWDOWN_WRITES`) timed in
+ * phases with a few streams open and with all of them, alternately, in one service process: a few, all
+ * (while the deliveries are checked), a few, then `BENCH_SLOWDOWN_ROUNDS` more rounds of all and a few.
+ * The ratio of the medians of every write with all the streams open and every write with a few is what
+ * matters: the machine's speed cancels out, and alternating spreads its drift over both.
  */
 import type { Changes } from "./Changes.ts"
 import type { Summary } from "./Support.ts"
@@ -28,63 +29,74 @@ const cpuPerWrite = (changes: Changes): CpuPerWrite => {
   }
 }
 
+/** One timed run of the writers, with `streams` open. */
+export interface Phase {
+  readonly label: string
+  readonly streams: number
+  readonly changes: Changes
+}
+
+export interface PhaseFigures {
+  readonly label: string
+  readonly streams: number
+  readonly ms: Summary
+  readonly cpuPerWriteMicros: CpuPerWrite
+}
+
 export interface WriterSlowdown {
   readonly fewStreams: number
   readonly manyStreams: number
-  readonly writes: number
-  readonly fewBeforeMs: Summary
+  readonly phases: ReadonlyArray<PhaseFigures>
+  /** Every write of the phases with a few streams, and of those with many. */
+  readonly fewMs: Summary
   readonly manyMs: Summary
-  readonly fewAfterMs: Summary
-  readonly cpuPerWriteMicros: {
-    readonly fewBefore: CpuPerWrite
-    readonly many: CpuPerWrite
-    readonly fewAfter: CpuPerWrite
-  }
-  /** Median with many streams over the median of both few-stream runs together. */
+  /** Median with many streams over the median with a few, every phase's writes together. */
   readonly p50Ratio: number
   readonly p99Ratio: number
 }
 
 export const writerSlowdown = (
   counts: { readonly few: number; readonly many: number },
-  fewBefore: Changes,
-  many: Changes,
-  fewAfter: Changes
+  phases: ReadonlyArray<Phase>
 ): WriterSlowdown => {
-  const few = summary([...fewBefore.writeMs, ...fewAfter.writeMs])
-  const loaded = summary(many.writeMs)
+  const pooled = (streams: number) =>
+    summary(phases.filter((phase) => phase.streams === streams).flatMap((phase) => phase.changes.writeMs))
+  const few = pooled(counts.few)
+  const many = pooled(counts.many)
   return {
     fewStreams: counts.few,
     manyStreams: counts.many,
-    writes: many.writeMs.length,
-    fewBeforeMs: summary(fewBefore.writeMs),
-    manyMs: loaded,
-    fewAfterMs: summary(fewAfter.writeMs),
-    cpuPerWriteMicros: { fewBefore: cpuPerWrite(fewBefore), many: cpuPerWrite(many), fewAfter: cpuPerWrite(fewAfter) },
-    p50Ratio: loaded.p50 / few.p50,
-    p99Ratio: loaded.p99 / few.p99
+    phases: phases.map(({ changes, label, streams }) => ({
+      label,
+      streams,
+      ms: summary(changes.writeMs),
+      cpuPerWriteMicros: cpuPerWrite(changes)
+    })),
+    fewMs: few,
+    manyMs: many,
+    p50Ratio: many.p50 / few.p50,
+    p99Ratio: many.p99 / few.p99
   }
 }
 
 export const report = (s: WriterSlowdown): ReadonlyArray<string> => {
-  const cell = (label: string, ms: Summary, cpu: CpuPerWrite) => [
-    `  ${label.padEnd(50)}p50 ${fixed(ms.p50)} ms   p99 ${fixed(ms.p99)} ms   max ${fixed(ms.max)} ms`,
-    `  ${"  per write: service CPU (waited for the CPU)".padEnd(50)}${fixed(cpu.service, 0)} us (${
-      fixed(cpu.serviceWaited, 0)
-    } us); its stream process's CPU ${fixed(cpu.streamProcess, 0)} us; the bench's driver waited ${
-      fixed(cpu.driverWaited, 0)
-    } us`
-  ]
+  const line = (label: string, ms: Summary) =>
+    `  ${label.padEnd(50)}p50 ${fixed(ms.p50)} ms   p99 ${fixed(ms.p99)} ms   max ${fixed(ms.max)} ms`
   return [
     "",
-    `Writers: ${s.writes} sequential changes (3-7 ms apart), timed with ${s.fewStreams} and with ${
+    `Writers: sequential changes (3-7 ms apart), timed in phases with ${s.fewStreams} and with ${
       grouped(s.manyStreams)
     } streams open`,
-    ...cell(`${s.fewStreams} streams, before`, s.fewBeforeMs, s.cpuPerWriteMicros.fewBefore),
-    ...cell(`${grouped(s.manyStreams)} streams`, s.manyMs, s.cpuPerWriteMicros.many),
-    ...cell(`${s.fewStreams} streams, after`, s.fewAfterMs, s.cpuPerWriteMicros.fewAfter),
-    `  ${"slowdown (many / few, both few runs together)".padEnd(50)}p50 ${fixed(s.p50Ratio)}x   p99 ${
-      fixed(s.p99Ratio)
-    }x`
+    ...s.phases.flatMap(({ cpuPerWriteMicros: cpu, label, ms, streams }) => [
+      line(`${grouped(streams)} streams, ${label} (${ms.count} writes)`, ms),
+      `  ${"  per write: service CPU (waited for the CPU)".padEnd(50)}${fixed(cpu.service, 0)} us (${
+        fixed(cpu.serviceWaited, 0)
+      } us); its stream process's CPU ${fixed(cpu.streamProcess, 0)} us; the bench's driver waited ${
+        fixed(cpu.driverWaited, 0)
+      } us`
+    ]),
+    line(`every write with ${s.fewStreams} streams (${s.fewMs.count})`, s.fewMs),
+    line(`every write with ${grouped(s.manyStreams)} streams (${s.manyMs.count})`, s.manyMs),
+    `  ${"slowdown (many / few, every phase's writes)".padEnd(50)}p50 ${fixed(s.p50Ratio)}x   p99 ${fixed(s.p99Ratio)}x`
   ]
 }

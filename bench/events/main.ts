@@ -10,11 +10,13 @@
  * 2. `StreamMemory`: the rest of `BENCH_STREAMS` (1,000) opened, and the memory each one adds;
  * 3. `Delivery`: `BENCH_CHANGES` (200) changes with every stream open (also the writers' times with many
  *    streams): delays, and every stream checked for every event once, in order (exits 1 if not);
- * 4. `WriterSlowdown` again with the few streams only, after the others are closed: the ratio of the
- *    medians, many streams over few, in this one service process;
+ * 4. `WriterSlowdown` again with the few streams only, after the others are closed, then
+ *    `BENCH_SLOWDOWN_ROUNDS` (3) more rounds of the others opened again (from the latest event) and
+ *    closed, `BENCH_SLOWDOWN_WRITES` changes timed in each: the ratio of the medians, many streams over
+ *    few, every phase's writes together, in this one service process;
  * 5. `PointInTime`: the view of a Job with about 10 events against one with `BENCH_HISTORY` (10,000).
  *
- *   npm run bench:events   # BENCH_STREAMS=1000 BENCH_CHANGES=200 BENCH_SLOWDOWN_WRITES=100 BENCH_HISTORY=10000 BENCH_VIEWS=300
+ *   npm run bench:events   # BENCH_STREAMS=1000 BENCH_CHANGES=200 BENCH_SLOWDOWN_WRITES=100 BENCH_SLOWDOWN_ROUNDS=3 BENCH_HISTORY=10000 BENCH_VIEWS=300
  *   BENCH_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" npm run bench:events   # node flags for the service
  *   BENCH_SERVICE_ROOT=../other-checkout npm run bench:events   # measures that checkout's service the same way
  *
@@ -46,6 +48,7 @@ const streamCount = Number(process.env.BENCH_STREAMS ?? 1000)
 const fewStreams = Math.min(streamCount, Number(process.env.BENCH_FEW_STREAMS ?? 10))
 const changeCount = Number(process.env.BENCH_CHANGES ?? 200)
 const slowdownWrites = Number(process.env.BENCH_SLOWDOWN_WRITES ?? 100)
+const slowdownRounds = Number(process.env.BENCH_SLOWDOWN_ROUNDS ?? 3)
 const historyTarget = Number(process.env.BENCH_HISTORY ?? 10_000)
 const viewCount = Number(process.env.BENCH_VIEWS ?? 300)
 const outputDir = join(dirname(fileURLToPath(import.meta.url)), "..", "results")
@@ -169,7 +172,35 @@ const main = async () => {
   const final = await sse.events()
   await readers.caughtUp(0, fewStreams, final.at(-1)!.position)
   const fewChecked = Delivery.delivery(await readers.collect(0, fewStreams), final, final.at(-1)!.position, fewAfter)
-  const slowdown = WriterSlowdown.writerSlowdown({ few: fewStreams, many: streamCount }, fewBefore, many, fewAfter)
+
+  // ---- 4b. more rounds, every stream open then a few: the machine's drift falls on both -----------------
+  const phases: Array<WriterSlowdown.Phase> = [
+    { label: "before", streams: fewStreams, changes: fewBefore },
+    { label: "while the deliveries were checked", streams: streamCount, changes: many },
+    { label: "after", streams: fewStreams, changes: fewAfter }
+  ]
+  for (let round = 1; round <= slowdownRounds; round++) {
+    log(`round ${round} of ${slowdownRounds}: ${streamCount - fewStreams} streams opened again, then closed`)
+    const latest = (await sse.events()).at(-1)?.position ?? 0
+    await StreamMemory.openStreams(opening, fewStreams, streamCount, 0, latest)
+    await sleep(1000)
+    const options = { cancelLast: false, servicePid: service.pid }
+    phases.push({
+      label: `round ${round}`,
+      streams: streamCount,
+      changes: await makeChanges(sse, live, slowdownWrites, { ...options, label: `many ${round}` })
+    })
+    await settle()
+    await readers.close(fewStreams, streamCount)
+    await sleep(1000)
+    phases.push({
+      label: `round ${round}`,
+      streams: fewStreams,
+      changes: await makeChanges(sse, live, slowdownWrites, { ...options, label: `few ${round}` })
+    })
+    await settle()
+  }
+  const slowdown = WriterSlowdown.writerSlowdown({ few: fewStreams, many: streamCount }, phases)
   await readers.close(0, fewStreams)
   const readersPeakRss = memory(readers.pid, "VmHWM")
 
