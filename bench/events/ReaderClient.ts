@@ -47,8 +47,8 @@ export const startReaders = () => {
   return {
     pid: child.pid!,
     warm: (port: number, key: string) => ask({ _tag: "Warm", port, key }, "Done"),
-    open: (port: number, key: string, from: number, to: number, after: number, history: number) =>
-      ask({ _tag: "Open", port, key, from, to, after, history }, "Opened"),
+    open: (port: number, key: string, from: number, to: number, after: number, history: number, drain: boolean) =>
+      ask({ _tag: "Open", port, key, from, to, after, history, drain }, "Opened"),
     caughtUp: async (from: number, to: number, last: number) =>
       (await ask({ _tag: "CaughtUp", from, to, last }, "CaughtUp")).caughtUp,
     close: (from: number, to: number) => ask({ _tag: "Close", from, to }, "Done"),

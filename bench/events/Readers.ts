@@ -6,7 +6,7 @@
  */
 import { Agent } from "node:http"
 import type { CompactRecord, SseStream } from "./Streams.ts"
-import { close, compact, openStream } from "./Streams.ts"
+import { close, compact, openDrainedStream, openStream } from "./Streams.ts"
 import { clock, pooled, sleep } from "./Support.ts"
 
 export type Request =
@@ -20,6 +20,8 @@ export type Request =
     /** The streams' cursor: every event after this position (0: the whole history). */
     readonly after: number
     readonly history: number
+    /** Thin clients that only count bytes (`openDrainedStream`): nothing is recorded of their events. */
+    readonly drain: boolean
   }
   | { readonly _tag: "CaughtUp"; readonly from: number; readonly to: number; readonly last: number }
   | { readonly _tag: "Close"; readonly from: number; readonly to: number }
@@ -46,12 +48,16 @@ const path = (after: number) => `/v1/events?after=${after}`
  * until each has received the `history` events. A 503 (the store did not answer in time) is counted, and the
  * stream opened again after its Retry-After, up to 5 times; any other refusal is a failure.
  */
-const open = async ({ after, from, history, key, port, to }: Extract<Request, { _tag: "Open" }>): Promise<Reply> => {
+const open = async (
+  { after, drain, from, history, key, port, to }: Extract<Request, { _tag: "Open" }>
+): Promise<Reply> => {
   const refusals: Array<string> = []
   const started = clock()
   await pooled(Array.from({ length: to - from }, (_, i) => from + i), 100, async (i) => {
     for (let attempt = 1;; attempt++) {
-      const { opened, stream } = openStream(port, key, agent, i, path(after), i % 100 === 0)
+      const { opened, stream } = drain
+        ? openDrainedStream(port, key, i, path(after))
+        : openStream(port, key, agent, i, path(after), i % 100 === 0)
       streams[i] = stream
       await opened
       if (stream.status !== 503 || attempt === 5) return

@@ -5,6 +5,8 @@
 import { Duration } from "effect"
 import { request } from "node:http"
 import type { Agent, ClientRequest } from "node:http"
+import { connect } from "node:net"
+import type { Socket } from "node:net"
 import * as SseReader from "../../src/client/SseReader.ts"
 import type { EventJson } from "./Api.ts"
 import { clock } from "./Support.ts"
@@ -40,6 +42,10 @@ export interface SseStream extends StreamRecord {
   closed: boolean
   error: string | undefined
   request: ClientRequest | undefined
+  /** A drained stream's connection (`openDrainedStream`). */
+  socket?: Socket | undefined
+  /** Bytes a drained stream received after its `retry:`. */
+  drainedBytes?: number
 }
 
 /**
@@ -160,8 +166,76 @@ export const openStream = (
   return { stream, opened }
 }
 
+/**
+ * Opens one stream as the thinnest client: a socket that sends the request by hand and, once the head and
+ * `retry:` have arrived, only counts the bytes it is sent, parsing nothing (no HTTP, no SSE). What the
+ * writers' rounds open: 1,000 clients of a service run elsewhere than on its machine, so the CPU that 990
+ * parsers took on the bench's two cores (and from PostgreSQL) is not counted against the service.
+ * Resolves once `retry:` has arrived (or the stream failed); records only the status, `retry:` and errors.
+ */
+export const openDrainedStream = (port: number, key: string, index: number, path: string) => {
+  const stream: SseStream = {
+    index,
+    positions: [],
+    types: [],
+    arrivals: [],
+    data: undefined,
+    retry: undefined,
+    heartbeats: 0,
+    badIds: 0,
+    status: undefined,
+    ended: false,
+    closed: false,
+    error: undefined,
+    request: undefined,
+    drainedBytes: 0
+  }
+  const opened = new Promise<SseStream>((resolve) => {
+    const fail = (message: string) => {
+      if (!stream.closed) stream.error ??= message
+      resolve(stream)
+    }
+    const socket = connect(port, "127.0.0.1")
+    stream.socket = socket
+    let head = ""
+    const onHead = (chunk: Buffer) => {
+      head += chunk.toString("latin1")
+      stream.status ??= Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? Number.NaN) || undefined
+      if (stream.status !== undefined && stream.status !== 200) {
+        if (/\r\n\r\n/.test(head)) {
+          socket.destroy()
+          fail(
+            `status ${stream.status}, retry-after ${/retry-after: (\d+)/i.exec(head)?.[1]}: ${
+              head.split("\r\n\r\n")[1]
+            }`
+          )
+        }
+        return
+      }
+      const retry = /retry: *(\d+)/.exec(head)
+      if (retry === null) return
+      stream.retry = Number(retry[1])
+      socket.off("data", onHead)
+      socket.on("data", (more: Buffer) => stream.drainedBytes! += more.length)
+      resolve(stream)
+    }
+    socket.on("data", onHead)
+    socket.on("end", () => {
+      stream.ended = true
+      fail("ended by the server")
+    })
+    socket.on("error", (error) => fail(error.message))
+    socket.write(
+      `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${key}\r\n`
+        + "Accept: text/event-stream\r\n\r\n"
+    )
+  })
+  return { stream, opened }
+}
+
 /** Closes a stream from this side: what follows is not the server's doing. */
 export const close = (stream: SseStream) => {
   stream.closed = true
   stream.request?.destroy()
+  stream.socket?.destroy()
 }

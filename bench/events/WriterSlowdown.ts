@@ -1,9 +1,11 @@
 /**
  * What open streams cost the writers: the same sequential changes (`BENCH_SLOWDOWN_WRITES`) timed in
- * phases with a few streams open and with all of them, alternately, in one service process: a few, all
- * (while the deliveries are checked), a few, then `BENCH_SLOWDOWN_ROUNDS` more rounds of all and a few.
- * The ratio of the medians of every write with all the streams open and every write with a few is what
- * matters: the machine's speed cancels out, and alternating spreads its drift over both.
+ * phases with a few streams open and with all of them, in one service process. First a few, then all
+ * while every delivery is checked (the readers parse every event), then a few again: the ratio of those
+ * medians. Then `BENCH_SLOWDOWN_ROUNDS` rounds of all the streams opened again as thin clients (they
+ * only count the bytes: 1,000 clients elsewhere than on the service's two cores) and a few: the ratio of
+ * the medians of every write of those rounds, the slowdown the service itself causes. Alternating
+ * spreads the machine's drift over both.
  */
 import type { Changes } from "./Changes.ts"
 import type { Summary } from "./Support.ts"
@@ -29,9 +31,10 @@ const cpuPerWrite = (changes: Changes): CpuPerWrite => {
   }
 }
 
-/** One timed run of the writers, with `streams` open. */
+/** One timed run of the writers, with `streams` open, in `round` (0: around the checked deliveries). */
 export interface Phase {
   readonly label: string
+  readonly round: number
   readonly streams: number
   readonly changes: Changes
 }
@@ -43,26 +46,36 @@ export interface PhaseFigures {
   readonly cpuPerWriteMicros: CpuPerWrite
 }
 
+/** Every write with a few streams and with many, of some phases, and the ratios of their medians and p99s. */
+export interface Comparison {
+  readonly fewMs: Summary
+  readonly manyMs: Summary
+  readonly p50Ratio: number
+  readonly p99Ratio: number
+}
+
 export interface WriterSlowdown {
   readonly fewStreams: number
   readonly manyStreams: number
   readonly phases: ReadonlyArray<PhaseFigures>
-  /** Every write of the phases with a few streams, and of those with many. */
-  readonly fewMs: Summary
-  readonly manyMs: Summary
-  /** Median with many streams over the median with a few, every phase's writes together. */
-  readonly p50Ratio: number
-  readonly p99Ratio: number
+  /** Round 0: every stream a full reader, while the deliveries are checked. */
+  readonly checkedDeliveries: Comparison
+  /** The rounds after it: the many streams thin clients. The slowdown the service causes. */
+  readonly rounds: Comparison | undefined
 }
 
 export const writerSlowdown = (
   counts: { readonly few: number; readonly many: number },
   phases: ReadonlyArray<Phase>
 ): WriterSlowdown => {
-  const pooled = (streams: number) =>
-    summary(phases.filter((phase) => phase.streams === streams).flatMap((phase) => phase.changes.writeMs))
-  const few = pooled(counts.few)
-  const many = pooled(counts.many)
+  const compare = (some: ReadonlyArray<Phase>): Comparison => {
+    const pooled = (streams: number) =>
+      summary(some.filter((phase) => phase.streams === streams).flatMap((phase) => phase.changes.writeMs))
+    const few = pooled(counts.few)
+    const many = pooled(counts.many)
+    return { fewMs: few, manyMs: many, p50Ratio: many.p50 / few.p50, p99Ratio: many.p99 / few.p99 }
+  }
+  const rounds = phases.filter((phase) => phase.round > 0)
   return {
     fewStreams: counts.few,
     manyStreams: counts.many,
@@ -72,16 +85,19 @@ export const writerSlowdown = (
       ms: summary(changes.writeMs),
       cpuPerWriteMicros: cpuPerWrite(changes)
     })),
-    fewMs: few,
-    manyMs: many,
-    p50Ratio: many.p50 / few.p50,
-    p99Ratio: many.p99 / few.p99
+    checkedDeliveries: compare(phases.filter((phase) => phase.round === 0)),
+    rounds: rounds.length > 0 ? compare(rounds) : undefined
   }
 }
 
 export const report = (s: WriterSlowdown): ReadonlyArray<string> => {
   const line = (label: string, ms: Summary) =>
     `  ${label.padEnd(50)}p50 ${fixed(ms.p50)} ms   p99 ${fixed(ms.p99)} ms   max ${fixed(ms.max)} ms`
+  const comparison = (what: string, c: Comparison) => [
+    line(`${what}: every write with ${s.fewStreams} streams (${c.fewMs.count})`, c.fewMs),
+    line(`${what}: every write with ${grouped(s.manyStreams)} streams (${c.manyMs.count})`, c.manyMs),
+    `  ${`slowdown, ${what} (many / few)`.padEnd(50)}p50 ${fixed(c.p50Ratio)}x   p99 ${fixed(c.p99Ratio)}x`
+  ]
   return [
     "",
     `Writers: sequential changes (3-7 ms apart), timed in phases with ${s.fewStreams} and with ${
@@ -95,8 +111,7 @@ export const report = (s: WriterSlowdown): ReadonlyArray<string> => {
         fixed(cpu.driverWaited, 0)
       } us`
     ]),
-    line(`every write with ${s.fewStreams} streams (${s.fewMs.count})`, s.fewMs),
-    line(`every write with ${grouped(s.manyStreams)} streams (${s.manyMs.count})`, s.manyMs),
-    `  ${"slowdown (many / few, every phase's writes)".padEnd(50)}p50 ${fixed(s.p50Ratio)}x   p99 ${fixed(s.p99Ratio)}x`
+    ...comparison("around the checked deliveries", s.checkedDeliveries),
+    ...(s.rounds === undefined ? [] : comparison("the rounds, thin clients", s.rounds))
   ]
 }

@@ -10,10 +10,10 @@
  * 2. `StreamMemory`: the rest of `BENCH_STREAMS` (1,000) opened, and the memory each one adds;
  * 3. `Delivery`: `BENCH_CHANGES` (200) changes with every stream open (also the writers' times with many
  *    streams): delays, and every stream checked for every event once, in order (exits 1 if not);
- * 4. `WriterSlowdown` again with the few streams only, after the others are closed, then
- *    `BENCH_SLOWDOWN_ROUNDS` (3) more rounds of the others opened again (from the latest event) and
- *    closed, `BENCH_SLOWDOWN_WRITES` changes timed in each: the ratio of the medians, many streams over
- *    few, every phase's writes together, in this one service process;
+ * 4. `WriterSlowdown` again with the few streams only, after the others are closed: the ratio of the
+ *    medians, many streams over few; then `BENCH_SLOWDOWN_ROUNDS` (3) rounds of the others opened again
+ *    (from the latest event) as thin clients that only count bytes, and closed, `BENCH_SLOWDOWN_WRITES`
+ *    changes timed in each: the ratio of the medians of every write of the rounds, many over few;
  * 5. `PointInTime`: the view of a Job with about 10 events against one with `BENCH_HISTORY` (10,000).
  *
  *   npm run bench:events   # BENCH_STREAMS=1000 BENCH_CHANGES=200 BENCH_SLOWDOWN_WRITES=100 BENCH_SLOWDOWN_ROUNDS=3 BENCH_HISTORY=10000 BENCH_VIEWS=300
@@ -173,20 +173,21 @@ const main = async () => {
   await readers.caughtUp(0, fewStreams, final.at(-1)!.position)
   const fewChecked = Delivery.delivery(await readers.collect(0, fewStreams), final, final.at(-1)!.position, fewAfter)
 
-  // ---- 4b. more rounds, every stream open then a few: the machine's drift falls on both -----------------
+  // ---- 4b. rounds of every stream open (thin clients), then a few: the machine's drift falls on both ------
   const phases: Array<WriterSlowdown.Phase> = [
-    { label: "before", streams: fewStreams, changes: fewBefore },
-    { label: "while the deliveries were checked", streams: streamCount, changes: many },
-    { label: "after", streams: fewStreams, changes: fewAfter }
+    { label: "before", round: 0, streams: fewStreams, changes: fewBefore },
+    { label: "while the deliveries were checked", round: 0, streams: streamCount, changes: many },
+    { label: "after", round: 0, streams: fewStreams, changes: fewAfter }
   ]
   for (let round = 1; round <= slowdownRounds; round++) {
     log(`round ${round} of ${slowdownRounds}: ${streamCount - fewStreams} streams opened again, then closed`)
     const latest = (await sse.events()).at(-1)?.position ?? 0
-    await StreamMemory.openStreams(opening, fewStreams, streamCount, 0, latest)
+    await StreamMemory.openDrained(opening, fewStreams, streamCount, latest)
     await sleep(1000)
     const options = { cancelLast: false, servicePid: service.pid }
     phases.push({
-      label: `round ${round}`,
+      label: `round ${round}, thin clients`,
+      round,
       streams: streamCount,
       changes: await makeChanges(sse, live, slowdownWrites, { ...options, label: `many ${round}` })
     })
@@ -195,6 +196,7 @@ const main = async () => {
     await sleep(1000)
     phases.push({
       label: `round ${round}`,
+      round,
       streams: fewStreams,
       changes: await makeChanges(sse, live, slowdownWrites, { ...options, label: `few ${round}` })
     })
