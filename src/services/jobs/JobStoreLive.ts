@@ -35,7 +35,7 @@ export const layerLive = Layer.effect(JobStore)(Effect.gen(function*() {
    * The Job's row (`job`, an `INSERT` or an `UPDATE` of it), the change's events and its revision's
    * snapshot, written by one statement, and on PostgreSQL the account announced by `NOTIFY` (on commit)
    * in it: a statement is a round trip to the database, and on this path each one cost more CPU than what
-   * it did (docs/PERFORMANCE.md, "Statements per Job change"). The events take the next free places of
+   * it did (docs/PERFORMANCE.md, "The writers with 1,000 streams"). The events take the next free places of
    * the transaction's block of positions (`used` of them are taken already); the embedded store is told
    * directly, after the commit.
    */
