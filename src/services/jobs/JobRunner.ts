@@ -81,58 +81,19 @@ export interface RunShapes {
 /** The most steps one run takes: far more than any run needs; a guard against a loop. */
 const maxSteps = 500
 
-/**
- * One step of a run, as an activity named `name`: at least once, so run again after a crash it changes
- * nothing twice. A store that cannot answer is waited out (`WorkTiming.waitOut`): the step is retried
- * until it can.
- */
-const step = (name: string, ref: RunRef) =>
-  Effect.flatMap(Effect.all([Work.Work, WorkTiming.WorkTiming]), ([work, timing]) =>
-    Activity.make({
-      name,
-      success: Work.Next,
-      execute: work.advance(ref).pipe(
-        Effect.tapError((error) => Effect.logWarning("job work waits for the store", error.message)),
-        Effect.retry(WorkTiming.waitOut(timing)),
-        Effect.orDie
-      )
-    }))
-
-/**
- * Version 1: activities `step-1`, `step-2`, ..., and a durable timer `expiry-<step>` after a step that
- * waits for a proposal's expiry.
- */
-export const shapeV1: RunShape = {
-  version: 1,
-  body: (ref) =>
-    Effect.gen(function*() {
-      for (let n = 1; n <= maxSteps; n++) {
-        const next = yield* step(`step-${n}`, ref)
-        if (next === "stop") return
-        if (next !== "continue") {
-          // The run sleeps until its proposal expires, then looks again (a decision taken meanwhile began
-          // a new run, and this one then stops).
-          const millis = Date.parse(next.waitUntil) - (yield* Clock.currentTimeMillis)
-          yield* DurableClock.sleep({ name: `expiry-${n}`, duration: Duration.millis(Math.max(1, millis + 10)) })
-        }
-      }
-      yield* Effect.logError("a job run took too many steps", { jobId: ref.jobId, revision: ref.revision })
-    })
-}
-
 /** The most steps one activity of version 2 takes; the run then goes on in its next activity. */
 const stepsPerStretch = 10
 
 /**
- * Steps one after another as one activity named `name`, until the run stops or waits for a proposal's
- * expiry, at most `stepsPerStretch` (then it answers "continue"). Run again after a crash, it starts from
- * where the store stands, as one step does: each step reads the Job and records what it did there, so
- * the engine's record of each step in between added nothing but its cost (a message, its reply and a
- * transaction per step).
+ * An activity named `name` that takes up to `steps` steps of the run, one after another, until the run
+ * stops or waits for a proposal's expiry (after `steps`, it answers "continue"): at least once, so run
+ * again after a crash it starts from where the store stands and changes nothing twice, since each step
+ * reads the Job and records what it did there. A store that cannot answer is waited out
+ * (`WorkTiming.waitOut`): the step is retried until it can.
  */
-const stretch = (name: string, ref: RunRef) =>
+const activity = (name: string, ref: RunRef, steps: number) =>
   Effect.flatMap(Effect.all([Work.Work, WorkTiming.WorkTiming]), ([work, timing]) => {
-    const once = work.advance(ref).pipe(
+    const step = work.advance(ref).pipe(
       Effect.tapError((error) => Effect.logWarning("job work waits for the store", error.message)),
       Effect.retry(WorkTiming.waitOut(timing)),
       Effect.orDie
@@ -141,33 +102,43 @@ const stretch = (name: string, ref: RunRef) =>
       name,
       success: Work.Next,
       execute: Effect.gen(function*() {
-        for (let n = 1; n < stepsPerStretch; n++) {
-          const next = yield* once
+        for (let n = 1; n < steps; n++) {
+          const next = yield* step
           if (next !== "continue") return next
         }
-        return yield* once
+        return yield* step
       })
     })
   })
 
 /**
- * Version 2: activities `steps-1`, `steps-2`, ..., each a stretch of steps (`stretch`), and a durable
- * timer `expiry-<n>` after a stretch that waits for a proposal's expiry.
+ * A run's body: `count` activities at most, the n-th named `name(n)`, one after another until one stops
+ * the run; after one that waits for a proposal's expiry, a durable timer `expiry-<n>` until then (a
+ * decision taken meanwhile began a new run, and this one then stops).
+ */
+const body = (count: number, name: (n: number) => string, steps: number) => (ref: RunRef) =>
+  Effect.gen(function*() {
+    for (let n = 1; n <= count; n++) {
+      const next = yield* activity(name(n), ref, steps)
+      if (next === "stop") return
+      if (next !== "continue") {
+        const millis = Date.parse(next.waitUntil) - (yield* Clock.currentTimeMillis)
+        yield* DurableClock.sleep({ name: `expiry-${n}`, duration: Duration.millis(Math.max(1, millis + 10)) })
+      }
+    }
+    yield* Effect.logError("a job run took too many steps", { jobId: ref.jobId, revision: ref.revision })
+  })
+
+/** Version 1: activities `step-1`, `step-2`, ..., one step each. */
+export const shapeV1: RunShape = { version: 1, body: body(maxSteps, (n) => `step-${n}`, 1) }
+
+/**
+ * Version 2: activities `steps-1`, `steps-2`, ..., each up to `stepsPerStretch` steps: the engine's
+ * record of each step in between added nothing but its cost (a message, its reply and a transaction).
  */
 export const shapeV2: RunShape = {
   version: 2,
-  body: (ref) =>
-    Effect.gen(function*() {
-      for (let n = 1; n <= maxSteps / stepsPerStretch; n++) {
-        const next = yield* stretch(`steps-${n}`, ref)
-        if (next === "stop") return
-        if (next !== "continue") {
-          const millis = Date.parse(next.waitUntil) - (yield* Clock.currentTimeMillis)
-          yield* DurableClock.sleep({ name: `expiry-${n}`, duration: Duration.millis(Math.max(1, millis + 10)) })
-        }
-      }
-      yield* Effect.logError("a job run took too many steps", { jobId: ref.jobId, revision: ref.revision })
-    })
+  body: body(maxSteps / stepsPerStretch, (n) => `steps-${n}`, stepsPerStretch)
 }
 
 export const shapes: RunShapes = { current: shapeV2, retired: [shapeV1] }
