@@ -16,42 +16,38 @@ export interface Opening {
 }
 
 /**
- * Opens the streams `from` to `to` (exclusive) in the readers' process, every one from position 0, at most
- * 100 at once; waits until each has received the `history` events. A 503 (the store did not answer in
- * time) is counted, and the stream opened again after its Retry-After, up to 5 times; any other refusal
- * fails the bench.
+ * Opens the streams `from` to `to` (exclusive) in the readers' process, every one after position `after`,
+ * at most 100 at once; waits until each has received the `history` events. A 503 (the store did not
+ * answer in time) is counted, and the stream opened again after its Retry-After, up to 5 times; any other
+ * refusal fails the bench. `drain`: thin clients that only count what they are sent (`openDrainedStream`).
  */
-export const openStreams = async (opening: Opening, from: number, to: number, history: number) => {
-  const { failure, refusals, seconds } = await opening.readers.open(
-    opening.service.port,
-    opening.key,
-    from,
-    to,
-    0,
-    history,
-    false
-  )
-  if (failure !== undefined) throw new Error(failure)
-  return { seconds, refusals }
-}
-
-/**
- * Opens the streams `from` to `to` as thin clients that only count what they are sent
- * (`openDrainedStream`), every one after `after` (the latest event, for the writers' rounds).
- */
-export const openDrained = async (opening: Opening, from: number, to: number, after: number) => {
+const open = async (
+  opening: Opening,
+  streams: { readonly from: number; readonly to: number; readonly after: number },
+  history: number,
+  drain: boolean
+) => {
+  const { after, from, to } = streams
   const { failure, refusals, seconds } = await opening.readers.open(
     opening.service.port,
     opening.key,
     from,
     to,
     after,
-    0,
-    true
+    history,
+    drain
   )
   if (failure !== undefined) throw new Error(failure)
   return { seconds, refusals }
 }
+
+/** Full readers from position 0, each waited for until it has the `history` events. */
+export const openStreams = (opening: Opening, from: number, to: number, history: number) =>
+  open(opening, { from, to, after: 0 }, history, false)
+
+/** Thin clients after `after` (the latest event, for the writers' rounds). */
+export const openDrained = (opening: Opening, from: number, to: number, after: number) =>
+  open(opening, { from, to, after }, 0, true)
 
 export interface StreamMemory {
   readonly streams: number

@@ -85,6 +85,23 @@ export const expand = (record: CompactRecord, typeTable: ReadonlyArray<string>):
   arrivals: Array.from(record.arrivals)
 })
 
+/** A stream before anything has arrived; `sampled` keeps the data of its events. */
+const newStream = (index: number, sampled: boolean): SseStream => ({
+  index,
+  positions: [],
+  types: [],
+  arrivals: [],
+  data: sampled ? [] : undefined,
+  retry: undefined,
+  heartbeats: 0,
+  badIds: 0,
+  status: undefined,
+  ended: false,
+  closed: false,
+  error: undefined,
+  request: undefined
+})
+
 /** Opens one stream; resolves once its `retry:` line has arrived (or the stream failed). */
 export const openStream = (
   port: number,
@@ -94,21 +111,7 @@ export const openStream = (
   path: string,
   sampled: boolean
 ) => {
-  const stream: SseStream = {
-    index,
-    positions: [],
-    types: [],
-    arrivals: [],
-    data: sampled ? [] : undefined,
-    retry: undefined,
-    heartbeats: 0,
-    badIds: 0,
-    status: undefined,
-    ended: false,
-    closed: false,
-    error: undefined,
-    request: undefined
-  }
+  const stream = newStream(index, sampled)
   const opened = new Promise<SseStream>((resolve) => {
     const fail = (message: string) => {
       if (!stream.closed) stream.error ??= message
@@ -174,22 +177,8 @@ export const openStream = (
  * Resolves once `retry:` has arrived (or the stream failed); records only the status, `retry:` and errors.
  */
 export const openDrainedStream = (port: number, key: string, index: number, path: string) => {
-  const stream: SseStream = {
-    index,
-    positions: [],
-    types: [],
-    arrivals: [],
-    data: undefined,
-    retry: undefined,
-    heartbeats: 0,
-    badIds: 0,
-    status: undefined,
-    ended: false,
-    closed: false,
-    error: undefined,
-    request: undefined,
-    drainedBytes: 0
-  }
+  const stream = newStream(index, false)
+  stream.drainedBytes = 0
   const opened = new Promise<SseStream>((resolve) => {
     const fail = (message: string) => {
       if (!stream.closed) stream.error ??= message
