@@ -58,11 +58,10 @@ export interface Following {
  * poll in case a wake-up is lost) and hands each batch to every follower of the account, synchronously:
  * no queue, fiber or copy per follower. A tail reads at most once per `coalesceWindow`, and less often
  * when handing on takes long (`handOnShare`), so that under a steady stream of changes one delivery
- * carries several events. A follower first reads the table from
- * its own cursor (in a fiber of its own, only while it catches up), then takes the tail's batches; a
- * batch that does not start where the follower stands (the tail started again past retention) sends it
- * back to the table for the positions in between. So 1,000 followers of one account cost one read per
- * change, not 1,000.
+ * carries several events. A follower first reads the table from its own cursor (in a fiber of its own,
+ * only while it catches up), then takes the tail's batches; a batch that does not start where the
+ * follower stands (the tail started again past retention) sends it back to the table for the positions in
+ * between. So 1,000 followers of one account cost one read per change, not 1,000.
  */
 export class EventFeed extends Context.Service<EventFeed, {
   /**
@@ -105,7 +104,8 @@ const coalesceWindow = Duration.millis(50)
 /**
  * A tail waits at least this many times the CPU its last read took to hand on (for a stream, one socket
  * write each), so that one account's streams take at most about a twentieth of a core however many they
- * are: a thousand streams take about 5 ms of CPU a delivery, and their tail reads every 100 ms or so.
+ * are: a thousand streams took 5 to 15 ms of CPU a delivery in the bench, and their tail read every 100
+ * to 300 ms.
  * CPU, not elapsed time: a process that yields the core to others while it hands on (the stream process
  * does, at a lower priority) is not slowed down further for it.
  */
