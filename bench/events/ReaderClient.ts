@@ -51,7 +51,8 @@ export const startReaders = () => {
       ask({ _tag: "Open", port, key, from, to, after, history, drain }, "Opened"),
     caughtUp: async (from: number, to: number, last: number) =>
       (await ask({ _tag: "CaughtUp", from, to, last }, "CaughtUp")).caughtUp,
-    close: (from: number, to: number) => ask({ _tag: "Close", from, to }, "Done"),
+    /** Closes the streams; answers the bytes the thin clients among them had received. */
+    close: async (from: number, to: number) => (await ask({ _tag: "Close", from, to }, "Closed")).drainedBytes,
     collect: async (from: number, to: number): Promise<ReadonlyArray<StreamRecord>> => {
       const { records, types } = await ask({ _tag: "Collect", from, to }, "Collected")
       return records.map((record) => expand(record, types))

@@ -29,6 +29,8 @@ export type Request =
 
 export type Reply =
   | { readonly _tag: "Done" }
+  /** Streams closed; what the thin clients among them had received, bytes in all. */
+  | { readonly _tag: "Closed"; readonly drainedBytes: number }
   | {
     readonly _tag: "Opened"
     readonly seconds: number
@@ -105,10 +107,12 @@ const answer = async (request: Request): Promise<Reply> => {
       return open(request)
     case "CaughtUp":
       return { _tag: "CaughtUp", caughtUp: await caughtUp(request.from, request.to, request.last) }
-    case "Close":
+    case "Close": {
       // A hole where opening failed.
-      for (const stream of streams.slice(request.from, request.to)) if (stream !== undefined) close(stream)
-      return { _tag: "Done" }
+      const closing = streams.slice(request.from, request.to).filter((stream) => stream !== undefined)
+      for (const stream of closing) close(stream)
+      return { _tag: "Closed", drainedBytes: closing.reduce((sum, stream) => sum + stream.drainedBytes, 0) }
+    }
     case "Collect": {
       const types: Array<string> = []
       return {

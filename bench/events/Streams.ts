@@ -44,8 +44,8 @@ export interface SseStream extends StreamRecord {
   request: ClientRequest | undefined
   /** A drained stream's connection (`openDrainedStream`). */
   socket?: Socket | undefined
-  /** Bytes a drained stream received after its `retry:`. */
-  drainedBytes?: number
+  /** Bytes a drained stream (`openDrainedStream`) received after its `retry:`. */
+  drainedBytes: number
 }
 
 /**
@@ -99,7 +99,8 @@ const newStream = (index: number, sampled: boolean): SseStream => ({
   ended: false,
   closed: false,
   error: undefined,
-  request: undefined
+  request: undefined,
+  drainedBytes: 0
 })
 
 /** Opens one stream; resolves once its `retry:` line has arrived (or the stream failed). */
@@ -178,7 +179,6 @@ export const openStream = (
  */
 export const openDrainedStream = (port: number, key: string, index: number, path: string) => {
   const stream = newStream(index, false)
-  stream.drainedBytes = 0
   const opened = new Promise<SseStream>((resolve) => {
     const fail = (message: string) => {
       if (!stream.closed) stream.error ??= message
@@ -189,7 +189,8 @@ export const openDrainedStream = (port: number, key: string, index: number, path
     let head = ""
     const onHead = (chunk: Buffer) => {
       head += chunk.toString("latin1")
-      stream.status ??= Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? Number.NaN) || undefined
+      const status = /^HTTP\/1\.1 (\d{3})/.exec(head)
+      if (status !== null) stream.status ??= Number(status[1])
       if (stream.status !== undefined && stream.status !== 200) {
         if (/\r\n\r\n/.test(head)) {
           socket.destroy()
@@ -205,7 +206,7 @@ export const openDrainedStream = (port: number, key: string, index: number, path
       if (retry === null) return
       stream.retry = Number(retry[1])
       socket.off("data", onHead)
-      socket.on("data", (more: Buffer) => stream.drainedBytes! += more.length)
+      socket.on("data", (more: Buffer) => stream.drainedBytes += more.length)
       resolve(stream)
     }
     socket.on("data", onHead)

@@ -185,14 +185,17 @@ const main = async () => {
     await StreamMemory.openDrained(opening, fewStreams, streamCount, latest)
     await sleep(1000)
     const options = { cancelLast: false, servicePid: service.pid }
+    const withMany = await makeChanges(sse, live, slowdownWrites, { ...options, label: `many ${round}` })
+    await settle()
+    // What the thin clients received: the deliveries the round measured, or it measured nothing.
+    const drained = await readers.close(fewStreams, streamCount)
+    if (drained === 0) throw new Error(`round ${round}: the thin clients received nothing`)
     phases.push({
-      label: `round ${round}, thin clients`,
+      label: `round ${round}, thin clients, ${fixed(drained / 1024 / (streamCount - fewStreams), 1)} KB each`,
       round,
       streams: streamCount,
-      changes: await makeChanges(sse, live, slowdownWrites, { ...options, label: `many ${round}` })
+      changes: withMany
     })
-    await settle()
-    await readers.close(fewStreams, streamCount)
     await sleep(1000)
     phases.push({
       label: `round ${round}`,
