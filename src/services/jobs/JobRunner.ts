@@ -36,10 +36,10 @@ import * as WorkTiming from "./WorkTiming.ts"
  * A run is a sequence of steps (`Work.advance`): interpret, plan, claim, call the provider, verify,
  * undo; each step reads the Job and records what it did in the store. The engine runs them in stretches,
  * each an activity (`shapeV2`; version 1 made each step one). It ends when the Job waits for an answer or
- * has ended; while a proposal waits for a decision it sleeps on a durable timer until the proposal expires. What moves a Job on (an
- * answer, a decision, an expiry) begins a new revision or a new run. A run is never interrupted: a
- * newer revision or a cancellation is seen by the run's next step, which stops before any further side
- * effect and undoes what stands.
+ * has ended; while a proposal waits for a decision it sleeps on a durable timer until the proposal
+ * expires. What moves a Job on (an answer, a decision, an expiry) begins a new revision or a new run. A
+ * run is never interrupted: a newer revision or a cancellation is seen by the run's next step, which
+ * stops before any further side effect and undoes what stands.
  *
  * Versions. A run that began before a deploy goes on after it, replayed by the new code: the engine
  * gives each recorded step (by its name) its recorded result, and runs the rest. What a step does
@@ -102,11 +102,9 @@ const activity = (name: string, ref: RunRef, steps: number) =>
       name,
       success: Work.Next,
       execute: Effect.gen(function*() {
-        for (let n = 1; n < steps; n++) {
-          const next = yield* step
-          if (next !== "continue") return next
-        }
-        return yield* step
+        let next = yield* step
+        for (let n = 1; n < steps && next === "continue"; n++) next = yield* step
+        return next
       })
     })
   })
