@@ -30,19 +30,20 @@ export const pinThisProcess = (cpu: number) => {
 export const pinning = (what: string) =>
   canPin ? `pinned: ${what}; PostgreSQL unpinned` : "unpinned (no taskset, or one core): CPU figures are not comparable"
 
+const scriptsOf = (checkout: string) =>
+  JSON.parse(readFileSync(join(checkout, "package.json"), "utf8")).scripts as Record<string, string>
+
 /**
  * The command line `npm start` runs in `checkout`, without npm in between (it would be one more
  * process on the server's CPU): package.json's `start` script, `NAME=value` prefixes as environment,
- * `node` (after the shell's `exec`, if any) as this Node. Its `prestart` script, if any (a build), is run
- * first, once.
+ * `node` (after the shell's `exec`, if any) as this Node, and its arguments (Node's flags, then the
+ * service's entry point). Nothing is run.
  */
-export const startCommand = (checkout: string) => {
-  const scripts = JSON.parse(readFileSync(join(checkout, "package.json"), "utf8")).scripts as Record<string, string>
-  const script = scripts.start
+export const startScript = (checkout: string) => {
+  const script = scriptsOf(checkout).start
   if (script === undefined || /[|&;<>`$()]/.test(script)) {
     throw new Error(`the benches run a start script of the form [NAME=value …] [exec] node …; got: ${script}`)
   }
-  if (scripts.prestart !== undefined) execFileSync("npm", ["run", "prestart"], { cwd: checkout, stdio: "inherit" })
   const words = script.trim().split(/\s+/)
   const env: Record<string, string> = {}
   while (/^[A-Za-z_]\w*=/.test(words[0]!)) {
@@ -52,4 +53,12 @@ export const startCommand = (checkout: string) => {
   if (words[0] === "exec") words.shift()
   if (words.shift() !== "node") throw new Error(`the start script does not run node: ${script}`)
   return { args: words, env, text: script }
+}
+
+/** `startScript`, after the checkout's `prestart` script, if any (a build), has run once. */
+export const startCommand = (checkout: string) => {
+  if (scriptsOf(checkout).prestart !== undefined) {
+    execFileSync("npm", ["run", "prestart"], { cwd: checkout, stdio: "inherit" })
+  }
+  return startScript(checkout)
 }

@@ -1,15 +1,17 @@
 /**
- * What a round trip to PostgreSQL leaves in V8's old space, with nothing else in the process: the
- * waitlist's batch statement (8 new addresses), two writers one batch after another, on one core, with
- * the V8 settings of `npm start`, for BENCH_SECONDS (8). Three clients, each in a child process of its own:
+ * What a round trip to PostgreSQL leaves in V8's old space, with nothing else in the process: a statement
+ * like the waitlist's batch (8 new addresses, two `bytea` arrays), two writers one batch after another, on
+ * one core, with Node's flags from `npm start`, for BENCH_SECONDS (8). Three clients, each in a child
+ * process of its own:
  *
  * - `pg`: the `pg` package, two async loops;
  * - `pg, Effect`: the same queries, each an `Effect.promise`, the writers `Effect.forever`;
  * - `@effect/sql-pg, Effect`: the service's client.
  *
- * Each child runs with `--trace-gc-nvp`; the bench sums the bytes promoted by the scavenges per batch
- * and counts the full collections after the first second (before it, start-up's). A full collection
- * under load costs the service tens of ms of marking on its one core (docs/PERFORMANCE.md, "What is left").
+ * Each child runs with `--trace-gc-nvp` and prints a mark when its writers begin; the bench sums the
+ * bytes promoted by the scavenges after the mark, per batch, and counts the full collections after it
+ * (before it: start-up, its modules and connections). A full collection under load costs the service
+ * tens of ms of marking on its one core (docs/PERFORMANCE.md, "What is left").
  *
  *   node bench/sql-promotion.ts
  */
@@ -21,9 +23,12 @@ import { execFileSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
 import { admin, databaseUrl } from "./Database.ts"
-import { pinned } from "./Launch.ts"
+import { pinned, pinning, startScript } from "./Launch.ts"
 
+const root = fileURLToPath(new URL("..", import.meta.url))
 const seconds = Number(process.env.BENCH_SECONDS ?? 8)
+/** What the children's lines say when their writers begin. */
+const loadBegins = "load begins"
 const clients = ["pg", "pg, Effect", "@effect/sql-pg, Effect"] as const
 type Client = typeof clients[number]
 
@@ -31,7 +36,7 @@ const create = "CREATE TABLE members (email_key bytea PRIMARY KEY, email bytea N
 const insert = "INSERT INTO members (email_key, email) SELECT * FROM unnest($1::bytea[], $2::bytea[]) "
   + "ON CONFLICT (email_key) DO NOTHING"
 
-/** Writes batches with `client` for `seconds`; prints how many. */
+/** Writes batches with `client` for `seconds`, after printing `loadBegins`; prints how many. */
 const child = async (client: Client) => {
   const url = process.env.DATABASE_URL!
   let written = 0
@@ -42,6 +47,7 @@ const child = async (client: Client) => {
   if (client === "pg") {
     const pool = new pg.Pool({ connectionString: url, max: 2 })
     await pool.query(create)
+    process.stdout.write(`${loadBegins}\n`)
     const end = Date.now() + seconds * 1000
     const writer = async () => {
       while (Date.now() < end) await pool.query(insert, batch())
@@ -51,9 +57,9 @@ const child = async (client: Client) => {
   } else {
     const writers = <E, R>(write: Effect.Effect<unknown, E, R>) => {
       const writer = Effect.forever(write)
-      return Effect.all([writer, writer], { concurrency: 2 }).pipe(
-        Effect.timeout(`${seconds} seconds`),
-        Effect.ignore
+      return Effect.sync(() => process.stdout.write(`${loadBegins}\n`)).pipe(
+        Effect.andThen(Effect.all([writer, writer], { concurrency: 2 })),
+        Effect.timeoutOption(`${seconds} seconds`)
       )
     }
     if (client === "pg, Effect") {
@@ -75,15 +81,16 @@ const child = async (client: Client) => {
   process.stdout.write(`batches=${written / 8}\n`)
 }
 
+/** Node's flags from `npm start`, without the service's entry point. */
+const nodeFlags = startScript(root).args.filter((arg) => arg.startsWith("--"))
+
 /** Runs `client` in a child pinned to CPU 0, on a new database, and reads its collector's trace. */
 const measure = async (client: Client) => {
   const name = `bench_promotion_${Date.now().toString(36)}`
   await admin(`CREATE DATABASE ${name}`)
   try {
     const [command, args] = pinned(0, process.execPath, [
-      "--no-allocation-site-pretenuring",
-      "--max-semi-space-size=8",
-      "--heap-growing-percent=20",
+      ...nodeFlags,
       "--trace-gc-nvp",
       fileURLToPath(import.meta.url),
       client
@@ -93,15 +100,19 @@ const measure = async (client: Client) => {
       env: { ...process.env, DATABASE_URL: databaseUrl(name) },
       maxBuffer: 1 << 28
     }).split("\n")
+    const begins = lines.indexOf(loadBegins)
+    if (begins === -1) throw new Error(`${client}: the child never began its load`)
+    const load = lines.slice(begins)
     const number = (line: string, pattern: RegExp) => Number(pattern.exec(line)?.[1] ?? 0)
-    const batches = lines.reduce((found, line) => found + number(line, /^batches=(\d+)/), 0)
-    const promoted = lines
+    const batches = load.reduce((found, line) => found + number(line, /^batches=(\d+)/), 0)
+    const promoted = load
       .filter((line) => line.includes(" gc=s "))
       .reduce((sum, line) => sum + number(line, /\bpromoted=(\d+)/), 0)
-    const fullUnderLoad = lines.filter((line) => line.includes(" gc=mc ") && number(line, /(\d+) ms:/) > 1000).length
+    const fullUnderLoad = load.filter((line) => line.includes(" gc=mc ")).length
     return { client, batches, promotedPerBatch: promoted / batches, fullUnderLoad }
   } finally {
-    await admin(`DROP DATABASE ${name}`)
+    // Forced: a child that failed may leave a connection behind, which would hide its error.
+    await admin(`DROP DATABASE ${name} WITH (FORCE)`)
   }
 }
 
@@ -109,7 +120,10 @@ const client = process.argv[2]
 if (client !== undefined) {
   await child(client as Client)
 } else {
-  process.stdout.write(`${seconds} s of batches of 8 new addresses, two writers, one core (CPU 0)\n`)
+  process.stdout.write(
+    `${seconds} s of batches of 8 new addresses, two writers; ${pinning("each client on CPU 0")}; `
+      + `node ${nodeFlags.join(" ")}\n`
+  )
   for (const each of clients) {
     const result = await measure(each)
     process.stdout.write(
