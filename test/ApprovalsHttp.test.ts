@@ -358,6 +358,7 @@ const behaviour = <E>(name: string, services: Layer.Layer<JobServices, E>) =>
             next = JSON.parse((yield* call(url, { path: `/v1/jobs/${job.id}`, key })).body)
           }
           assert.notStrictEqual(next.proposal.proposalHash, job.proposal.proposalHash)
+          yield* settled(url, key, job.id)
           const superseded = (yield* eventsOf(url, key, job.id)).find((event) => event.type === "proposal.superseded")
           assert.deepStrictEqual(
             [superseded?.data.proposalHash, superseded?.data.reason],

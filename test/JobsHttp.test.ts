@@ -3,9 +3,9 @@ import { Effect, Option, Redacted } from "effect"
 import { fingerprintOf } from "../src/http/JobsMiddlewareHttp.ts"
 import * as ApiKeys from "../src/services/access/ApiKeys.ts"
 import * as Idempotency from "../src/services/access/Idempotency.ts"
-import * as Jobs from "../src/services/jobs/Jobs.ts"
 import { baseUrl, comparableHeaders } from "./support/Http.ts"
 import type { RawResponse } from "./support/Http.ts"
+import { publishedEvents } from "./support/JobEvents.ts"
 import {
   budget,
   call,
@@ -523,7 +523,7 @@ layer(previewServerWith(servicesLive()), { excludeTestServices: true, timeout: "
         })
         assert.strictEqual(answered.status, 200, answered.body)
         assert.strictEqual((yield* settled(url, key, job.id)).status, "awaiting_approval")
-        const events = yield* (yield* Jobs.Jobs).events(yield* accountOf(key), job.id)
+        const events = yield* publishedEvents(yield* accountOf(key), job.id)
         assert.deepStrictEqual(events.map((event) => event.type), [
           "job.created",
           "job.input_requested",

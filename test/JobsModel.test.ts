@@ -125,10 +125,14 @@ const runnerWorkOf = (job: JobModel) =>
     excluded: job.rejected
   })
 
-/** The next events after the log's end, as many as `expected` names (the runner may already have appended more). */
+/**
+ * The next events after the log's end, as many as `expected` names (the runner may already have appended
+ * more), within 20 s: on PostgreSQL an event is published only once every older transaction of the
+ * cluster has ended, and another test file's transaction can be one of them.
+ */
 const takeEvents = async (real: Real, model: Model, job: JobModel, expected: ReadonlyArray<string>) => {
   let events: Array<JobEvent> = []
-  for (let i = 0; i < 200 && events.length < expected.length; i++) {
+  for (let i = 0; i < 2000 && events.length < expected.length; i++) {
     if (i > 0) await new Promise((resolve) => setTimeout(resolve, 10))
     events = await newEvents(real, model)
   }

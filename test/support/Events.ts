@@ -137,14 +137,30 @@ export const allEvents = (api: Client, jobId?: JobId) =>
     }
   })
 
-/** Waits until the account's events stop changing (the runner interprets in the background). */
+/**
+ * Waits until the account's events stop changing (the runner interprets in the background) and its pages
+ * hold every event each Job has committed: on PostgreSQL an event is published only once every older
+ * transaction of the cluster has ended, and another test file's transaction can be one of them.
+ */
 export const quiet = (api: Client) =>
   Effect.gen(function*() {
     let last = -1
     for (let i = 0; i < 200; i++) {
-      const count = (yield* allEvents(api)).length
-      if (count === last) return
-      last = count
+      const events = yield* allEvents(api)
+      if (events.length === last && (yield* allPublished(api, events))) return
+      last = events.length
       yield* Effect.sleep("100 millis")
     }
+  })
+
+/** Whether `events` reach, for each of the account's Jobs, the last event of its current revision. */
+const allPublished = (api: Client, events: ReadonlyArray<JobEvent>) =>
+  Effect.gen(function*() {
+    const jobs = yield* api.Jobs.listJobs({ query: { limit: 100 } })
+    for (const job of jobs.data) {
+      const view = yield* api.Jobs.getJob({ params: { id: job.id }, query: { revision: job.jobRevision } })
+      const reached = events.filter((event) => event.jobId === job.id).at(-1)?.position ?? 0
+      if (!("asOf" in view) || reached < view.asOf.position) return false
+    }
+    return true
   })

@@ -170,16 +170,40 @@ export const call = (url: string, options: Call): Effect.Effect<RawResponse> => 
 /** The statuses in which a Job has work of its own under way (the runner moves it on by itself). */
 export const working: ReadonlyArray<string> = ["interpreting", "planning", "executing", "verifying", "recovering"]
 
-/** Polls a Job until it waits for a person or has ended (the runner works in the background). */
+/**
+ * Polls a Job until it waits for a person or has ended (the runner works in the background), and then
+ * until its events page holds every event it has committed.
+ */
 export const settled = (url: string, key: string, id: string) =>
   Effect.gen(function*() {
     for (let i = 0; i < 1000; i++) {
       const response = yield* call(url, { path: `/v1/jobs/${id}`, key })
       const job = JSON.parse(response.body)
-      if (!working.includes(job.status)) return job
+      if (!working.includes(job.status)) {
+        yield* published(url, key, id, job.jobRevision)
+        return job
+      }
       yield* Effect.sleep("20 millis")
     }
     return yield* Effect.die(new Error(`job ${id} is still at work after 20 s`))
+  })
+
+/**
+ * Polls the Job's events until the last one of its revision `revision` is on the page. On PostgreSQL an
+ * event is published only once every older transaction of the cluster has ended (the stores' comments
+ * say why), and another test file's transaction on the same server can be one of them; the revision's
+ * view names that last event's position as soon as it has committed.
+ */
+const published = (url: string, key: string, id: string, revision: number) =>
+  Effect.gen(function*() {
+    const view = yield* call(url, { path: `/v1/jobs/${id}?revision=${revision}`, key })
+    const last: number = JSON.parse(view.body).asOf.position
+    for (let i = 0; i < 1000; i++) {
+      const page = yield* call(url, { path: `/v1/jobs/${id}/events?limit=1000`, key })
+      if ((JSON.parse(page.body).data.at(-1)?.position ?? 0) >= last) return
+      yield* Effect.sleep("20 millis")
+    }
+    return yield* Effect.die(new Error(`the events of ${id} up to ${last} are still unpublished after 20 s`))
   })
 
 export const tableRequest = "Book a table for 4 at an Italian restaurant in Lisbon"
