@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto"
 import pg from "pg"
 
 /** The PostgreSQL server the benches make their databases on (`BENCH_DATABASE_URL`). */
@@ -19,4 +20,20 @@ export const databaseUrl = (database: string) => {
   const url = new URL(adminUrl)
   url.pathname = `/${database}`
   return url.toString()
+}
+
+/**
+ * A database of one bench run's own on the benches' server, `bench_<role>_<time>_<random>`: named at
+ * once (a cleanup that runs before `create` has finished still knows it), made by `create`, removed by
+ * `drop`, which is forced (a server that failed may still hold a connection to it) and harmless when
+ * the database was never made.
+ */
+export const scratchDatabase = (role: string) => {
+  const name = `bench_${role}_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`
+  return {
+    name,
+    url: databaseUrl(name),
+    create: () => admin(`CREATE DATABASE ${name}`),
+    drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+  }
 }

@@ -6,35 +6,23 @@
  *   npm run bench                       # PGlite
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench
  */
-import { PgClient } from "@effect/sql-pg"
-import { Effect, Redacted } from "effect"
-import * as Reactivity from "effect/reactivity/Reactivity"
 import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { Agent } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { scratchDatabase } from "./Database.ts"
 import * as Post from "./Post.ts"
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 2000)
 const dataDir = mkdtempSync(join(tmpdir(), "waitlist-bench-"))
 const port = 20000 + Math.floor(Math.random() * 20000)
 const env: Record<string, string | undefined> = { ...process.env, PORT: String(port), DATA_DIR: dataDir }
-const adminUrl = process.env.BENCH_DATABASE_URL
-const database = `waitlist_bench_${process.pid}`
-const admin = (statement: string) =>
-  Effect.runPromise(
-    PgClient.make({ url: Redacted.make(adminUrl!), maxConnections: 1 }).pipe(
-      Effect.flatMap((sql) => sql.unsafe(statement)),
-      Effect.scoped,
-      Effect.provide(Reactivity.layer)
-    )
-  )
-if (adminUrl !== undefined) {
-  await admin(`CREATE DATABASE "${database}"`)
-  const url = new URL(adminUrl)
-  url.pathname = `/${database}`
-  env.DATABASE_URL = url.toString()
+// The PostgreSQL server only when one is named; the embedded store otherwise.
+const database = process.env.BENCH_DATABASE_URL === undefined ? undefined : scratchDatabase("membership")
+if (database !== undefined) {
+  await database.create()
+  env.DATABASE_URL = database.url
 } else {
   delete env.DATABASE_URL
 }
@@ -66,7 +54,7 @@ for (let i = 0; i < rounds; i++) {
 server.kill("SIGTERM")
 await new Promise((resolve) => server.once("exit", resolve))
 rmSync(dataDir, { recursive: true, force: true })
-if (adminUrl !== undefined) await admin(`DROP DATABASE "${database}" WITH (FORCE)`)
+await database?.drop()
 
 const quantile = (values: Array<number>, q: number) => {
   const sorted = [...values].sort((a, b) => a - b)

@@ -22,7 +22,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import { execFileSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
-import { admin, databaseUrl } from "./Database.ts"
+import { scratchDatabase } from "./Database.ts"
 import { pinned, pinning, startScript } from "./Launch.ts"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
@@ -86,8 +86,8 @@ const nodeFlags = startScript(root).args.filter((arg) => arg.startsWith("--"))
 
 /** Runs `client` in a child pinned to CPU 0, on a new database, and reads its collector's trace. */
 const measure = async (client: Client) => {
-  const name = `bench_promotion_${Date.now().toString(36)}`
-  await admin(`CREATE DATABASE ${name}`)
+  const database = scratchDatabase("promotion")
+  await database.create()
   try {
     const [command, args] = pinned(0, process.execPath, [
       ...nodeFlags,
@@ -97,7 +97,7 @@ const measure = async (client: Client) => {
     ])
     const lines = execFileSync(command, args, {
       encoding: "utf8",
-      env: { ...process.env, DATABASE_URL: databaseUrl(name) },
+      env: { ...process.env, DATABASE_URL: database.url },
       maxBuffer: 1 << 28
     }).split("\n")
     const begins = lines.indexOf(loadBegins)
@@ -112,7 +112,7 @@ const measure = async (client: Client) => {
     return { client, batches, promotedPerBatch: promoted / batches, fullUnderLoad }
   } finally {
     // Forced: a child that failed may leave a connection behind, which would hide its error.
-    await admin(`DROP DATABASE ${name} WITH (FORCE)`)
+    await database.drop()
   }
 }
 

@@ -36,7 +36,7 @@ import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { admin, databaseUrl } from "./Database.ts"
+import { scratchDatabase } from "./Database.ts"
 import { canPin, pinned, pinning, startCommand } from "./Launch.ts"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
@@ -285,16 +285,16 @@ const dataDir = mkdtempSync(join(tmpdir(), "waitlist-bench-"))
 
 /** A new database for one server, dropped when it stops; migrated by the repository's command if asked. */
 const database = async (role: string, migrate: boolean) => {
-  const name = `bench_${role}_${run}`
-  await admin(`CREATE DATABASE ${name}`)
+  const db = scratchDatabase(role)
+  await db.create()
   if (migrate) {
     execFileSync(process.execPath, ["src/cli.ts", "db", "migrate"], {
       cwd: root,
-      env: { ...process.env, DATABASE_URL: databaseUrl(name) },
+      env: { ...process.env, DATABASE_URL: db.url },
       stdio: "ignore"
     })
   }
-  return { name, url: databaseUrl(name), drop: () => admin(`DROP DATABASE ${name}`) }
+  return db
 }
 
 const handWritten = async (name: string, writes: "single" | "batched") => {

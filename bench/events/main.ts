@@ -22,14 +22,13 @@
  *
  * Prints a table and writes the same figures to bench/results/events-<timestamp>.json.
  */
-import { randomBytes } from "node:crypto"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { Agent } from "node:http"
 import { availableParallelism, loadavg } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
-import { admin, databaseUrl } from "../Database.ts"
+import { scratchDatabase } from "../Database.ts"
 import { canPin, pinning, pinThisProcess } from "../Launch.ts"
 import type { JobView } from "./Api.ts"
 import { client, resent, settled } from "./Api.ts"
@@ -53,9 +52,9 @@ const historyTarget = Number(process.env.BENCH_HISTORY ?? 10_000)
 const viewCount = Number(process.env.BENCH_VIEWS ?? 300)
 const outputDir = join(dirname(fileURLToPath(import.meta.url)), "..", "results")
 
-const database = `bench_events_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`
+const database = scratchDatabase("events")
 // The bench's streams are all one account's: the service lets it hold them all.
-const env = { DATABASE_URL: databaseUrl(database), EVENTS_MAX_STREAMS_PER_ACCOUNT: String(streamCount) }
+const env = { DATABASE_URL: database.url, EVENTS_MAX_STREAMS_PER_ACCOUNT: String(streamCount) }
 let service: Service | undefined
 let readers: Readers | undefined
 let db: pg.Client | undefined
@@ -66,8 +65,8 @@ const cleanup = () =>
     readers?.stop()
     if (service !== undefined) await stopService(service).catch(() => undefined)
     await db?.end().catch(() => undefined)
-    await admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch((error: unknown) =>
-      process.stderr.write(`could not drop database ${database}: ${String(error)}\n`)
+    await database.drop().catch((error: unknown) =>
+      process.stderr.write(`could not drop database ${database.name}: ${String(error)}\n`)
     )
   })()
 
@@ -83,9 +82,9 @@ const placement = "the service and its stream process on CPU 0, this driver and 
 const main = async () => {
   const machine = { cores: availableParallelism(), loadAverage: loadavg(), pinned: canPin }
   pinThisProcess(1)
-  await admin(`CREATE DATABASE ${database}`)
+  await database.create()
   log(
-    `database ${database}; service ${serviceRoot}; load average ${
+    `database ${database.name}; service ${serviceRoot}; load average ${
       machine.loadAverage.map((n) => n.toFixed(2)).join(" ")
     }; ${pinning(placement)}`
   )
@@ -133,7 +132,7 @@ const main = async () => {
   // ---- 3. delivery to every stream ------------------------------------------------------------------
   const lastBefore = (await sse.events()).at(-1)?.position ?? 0
   const serviceCpuStarted = cpuSeconds(service.pid)
-  const others = watchOtherTransactions(database)
+  const others = watchOtherTransactions(database.name)
   const benchCpuStarted = process.cpuUsage()
   const readersCpuStarted = cpuSeconds(readers.pid)
   const started = clock()
