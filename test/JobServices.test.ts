@@ -1,5 +1,5 @@
 import { assert, describe, layer } from "@effect/vitest"
-import { ConfigProvider, Effect, Exit, Layer, Option, Schedule } from "effect"
+import { ConfigProvider, Effect, Exit, Layer, Option } from "effect"
 import pg from "pg"
 import { toWire } from "../src/http/JobsHttp.ts"
 import type { AccountId, ApiKeyId } from "../src/schema/ApiKey.ts"
@@ -30,7 +30,7 @@ import * as SandboxLive from "../src/services/providers/SandboxLive.ts"
 import * as SandboxTest from "../src/services/providers/SandboxTest.ts"
 import * as Database from "../src/services/store/Database.ts"
 import * as Migrations from "../src/services/store/Migrations.ts"
-import { publishedEvents } from "./support/JobEvents.ts"
+import { publishedEvents, publishedPage } from "./support/JobEvents.ts"
 import * as TestDatabase from "./support/TestDatabase.ts"
 
 /**
@@ -579,10 +579,7 @@ describe.skipIf(TestDatabase.kind !== "PostgreSQL")("Job events on PostgreSQL", 
         assert.isTrue(held.pending)
         yield* Effect.promise(() => older.query("COMMIT"))
         // Published once every older transaction has ended: this one, and any other test file's.
-        const published = yield* jobs.eventPage(owner, { after: 0, limit: 10 }).pipe(
-          Effect.repeat({ until: (page) => !page.pending, schedule: Schedule.spaced("20 millis") }),
-          Effect.timeout("20 seconds")
-        )
+        const published = yield* publishedPage(owner, { after: 0, limit: 10 })
         assert.deepStrictEqual(published.events.map((event) => [event.jobId, event.type]), [[job.id, "job.created"]])
       }).pipe(Effect.scoped))
   })

@@ -189,10 +189,10 @@ export const settled = (url: string, key: string, id: string) =>
   })
 
 /**
- * Polls the Job's events until the last one of its revision `revision` is on the page. On PostgreSQL an
- * event is published only once every older transaction of the cluster has ended (the stores' comments
- * say why), and another test file's transaction on the same server can be one of them; the revision's
- * view names that last event's position as soon as it has committed.
+ * Polls the Job's events until the last one of its revision `revision` is on the page: on PostgreSQL an
+ * event is published only once every older transaction of the cluster has ended (JobStoreLive.ts), and
+ * another test file's transaction on the same server can be one of them. The revision's view names that
+ * last event's position as soon as it has committed.
  */
 const published = (url: string, key: string, id: string, revision: number) =>
   Effect.gen(function*() {
