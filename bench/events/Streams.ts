@@ -103,6 +103,25 @@ const newStream = (index: number, sampled: boolean): SseStream => ({
   drainedBytes: 0
 })
 
+/**
+ * A new stream and the promise of its opening, which `connect` settles: `resolve` once `retry:` has
+ * arrived, or `fail` with the first error (none is recorded once the stream was closed from this side).
+ */
+const opening = (
+  index: number,
+  sampled: boolean,
+  connect: (stream: SseStream, resolve: (stream: SseStream) => void, fail: (message: string) => void) => void
+) => {
+  const stream = newStream(index, sampled)
+  const opened = new Promise<SseStream>((resolve) => {
+    connect(stream, resolve, (message) => {
+      if (!stream.closed) stream.error ??= message
+      resolve(stream)
+    })
+  })
+  return { stream, opened }
+}
+
 /** Opens one stream; resolves once its `retry:` line has arrived (or the stream failed). */
 export const openStream = (
   port: number,
@@ -111,13 +130,8 @@ export const openStream = (
   index: number,
   path: string,
   sampled: boolean
-) => {
-  const stream = newStream(index, sampled)
-  const opened = new Promise<SseStream>((resolve) => {
-    const fail = (message: string) => {
-      if (!stream.closed) stream.error ??= message
-      resolve(stream)
-    }
+) =>
+  opening(index, sampled, (stream, resolve, fail) => {
     const req = request({
       host: "127.0.0.1",
       port,
@@ -167,8 +181,6 @@ export const openStream = (
     stream.request = req
     req.end()
   })
-  return { stream, opened }
-}
 
 /**
  * Opens one stream as the thinnest client: a socket that sends the request by hand and, once the head and
@@ -177,13 +189,8 @@ export const openStream = (
  * parsers took on the bench's two cores (and from PostgreSQL) is not counted against the service.
  * Resolves once `retry:` has arrived (or the stream failed); records only the status, `retry:` and errors.
  */
-export const openDrainedStream = (port: number, key: string, index: number, path: string) => {
-  const stream = newStream(index, false)
-  const opened = new Promise<SseStream>((resolve) => {
-    const fail = (message: string) => {
-      if (!stream.closed) stream.error ??= message
-      resolve(stream)
-    }
+export const openDrainedStream = (port: number, key: string, index: number, path: string) =>
+  opening(index, false, (stream, resolve, fail) => {
     const socket = connect(port, "127.0.0.1")
     stream.socket = socket
     let head = ""
@@ -220,8 +227,6 @@ export const openDrainedStream = (port: number, key: string, index: number, path
         + "Accept: text/event-stream\r\n\r\n"
     )
   })
-  return { stream, opened }
-}
 
 /** Closes a stream from this side: what follows is not the server's doing. */
 export const close = (stream: SseStream) => {
