@@ -12,7 +12,8 @@
  *
  * Each server runs pinned to CPU 0 and wrk to CPU 1 (PostgreSQL is left to the scheduler), so that the
  * CPU a server spends per request is what limits it and what is measured. The load: new addresses, and
- * a mix where 90% repeat known ones, at 16 and 64 connections; a warm-up, then interleaved rounds.
+ * a mix where 90% repeat known ones, at 16 and 64 connections; a warm-up, then interleaved rounds
+ * (`loadsOfRound`); and the service's known/new req/s per round, since known addresses must be no slower.
  * Per cell: req/s, p50, p99, CPU per request of the server and of PostgreSQL (from /proc), resident
  * memory at the end of the cell; per server, the peak.
  *
@@ -52,6 +53,13 @@ const loads = [
   { mix: "90% known", repeat: 0.9, connections: 16, name: "90% known addresses, 16 connections" }
 ] as const
 type Load = typeof loads[number]
+/**
+ * The order a round runs the loads in: new and known addresses at one connection count side by side, so
+ * that the machine's drift over a round (a minute or more with every server) does not decide which of
+ * the two is faster; and every other round reversed, so that neither mix always runs first.
+ */
+const pairedLoads = [loads[0], loads[2], loads[1], loads[3]] as const
+const loadsOfRound = (round: number) => round % 2 === 0 ? pairedLoads : [...pairedLoads].reverse()
 
 // --- /proc ---
 
@@ -365,7 +373,7 @@ try {
   const results = new Map<string, Array<Run>>()
   const key = (server: string, load: Load) => `${server}|${load.name}`
   for (let round = 0; round < rounds; round++) {
-    for (const load of loads) {
+    for (const load of loadsOfRound(round)) {
       for (const server of servers) {
         const result = wrk(server, {
           connections: load.connections,
@@ -513,6 +521,15 @@ try {
   lines.push(`embedded/PostgreSQL req/s, unique: ${embedded.join(", ")}`)
   const ratio = comparison[0]!.ratio
   lines.push(`waitlist/baseline req/s at c=64 unique: ${ratio.toFixed(2)}`)
+  const knownOverNew = (server: string) =>
+    [64, 16].map((connections) => {
+      const [unique, known] = ["unique", "90% known"].map((mix) =>
+        cells.find((c) => c.server === server && c.mix === mix && c.connections === connections)!
+      )
+      const byRound = known!.rounds.map((r, round) => (r.rps / unique!.rounds[round]!.rps).toFixed(2))
+      return `${(known!.rps / unique!.rps).toFixed(2)} at c=${connections} (rounds ${byRound.join(", ")})`
+    }).join("; ")
+  lines.push(`service known/new req/s: ${knownOverNew("service")}`)
 
   mkdirSync(dirname(output), { recursive: true })
   writeFileSync(
