@@ -521,15 +521,14 @@ try {
   lines.push(`embedded/PostgreSQL req/s, unique: ${embedded.join(", ")}`)
   const ratio = comparison[0]!.ratio
   lines.push(`waitlist/baseline req/s at c=64 unique: ${ratio.toFixed(2)}`)
-  const knownOverNew = (server: string) =>
-    [64, 16].map((connections) => {
-      const [unique, known] = ["unique", "90% known"].map((mix) =>
-        cells.find((c) => c.server === server && c.mix === mix && c.connections === connections)!
-      )
-      const byRound = known!.rounds.map((r, round) => (r.rps / unique!.rounds[round]!.rps).toFixed(2))
-      return `${(known!.rps / unique!.rps).toFixed(2)} at c=${connections} (rounds ${byRound.join(", ")})`
-    }).join("; ")
-  lines.push(`service known/new req/s: ${knownOverNew("service")}`)
+  const knownOverNew = [64, 16].map((connections) => {
+    const [unique, known] = ["unique", "90% known"].map((mix) =>
+      cells.find((c) => c.server === "service" && c.mix === mix && c.connections === connections)!
+    )
+    const byRound = known!.rounds.map((r, round) => (r.rps / unique!.rounds[round]!.rps).toFixed(2))
+    return `${(known!.rps / unique!.rps).toFixed(2)} at c=${connections} (rounds ${byRound.join(", ")})`
+  })
+  lines.push(`service known/new req/s: ${knownOverNew.join("; ")}`)
 
   mkdirSync(dirname(output), { recursive: true })
   writeFileSync(
