@@ -56,9 +56,10 @@ type Load = typeof loads[number]
 /**
  * The order a round runs the loads in: new and known addresses at one connection count side by side, so
  * that the machine's drift over a round (a minute or more with every server) does not decide which of
- * the two is faster; and every other round reversed, so that neither mix always runs first.
+ * the two is faster; and every other round reversed, so that neither mix always runs first. The tables
+ * keep the order of `loads`.
  */
-const pairedLoads = [loads[0], loads[2], loads[1], loads[3]] as const
+const pairedLoads = [64, 16].flatMap((connections) => loads.filter((load) => load.connections === connections))
 const loadsOfRound = (round: number) => round % 2 === 0 ? pairedLoads : [...pairedLoads].reverse()
 
 // --- /proc ---
