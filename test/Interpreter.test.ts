@@ -1,9 +1,9 @@
 import { assert, describe, it, layer } from "@effect/vitest"
 import type { Layer } from "effect"
-import { DateTime, Effect, Result } from "effect"
+import { DateTime, Effect, Result, Schema } from "effect"
 import fc from "fast-check"
 import type { ConstraintInput } from "../src/schema/Constraint.ts"
-import { decodeConstraintInput, questionId } from "../src/schema/Constraint.ts"
+import { decodeConstraintInput, Evidence, questionId } from "../src/schema/Constraint.ts"
 import type { Answer, Interpretation, InterpretInput } from "../src/services/interpreter/Interpreter.ts"
 import { Interpreter, interpretRequest, layerLive, layerTest } from "../src/services/interpreter/Interpreter.ts"
 import { answered } from "./interpreter/Answers.ts"
@@ -14,7 +14,7 @@ import { requests } from "./interpreter/Table.ts"
 const createdAt = DateTime.makeUnsafe("2026-03-10T10:00:00Z")
 
 const toAnswers = (answers: Readonly<Record<string, string>> = {}): Array<Answer> =>
-  Object.entries(answers).map(([questionId, answer]) => ({ questionId, question: "", answer }))
+  Object.entries(answers).map(([questionId, answer]) => ({ questionId, question: "", answer, revision: 2 }))
 
 const interpret = (
   request: string,
@@ -28,6 +28,10 @@ const interpret = (
     createdAt: options.at ?? createdAt
   })
 
+/** The facts without the words they came from, for comparing readings. */
+const bare = (constraints: Interpretation["constraints"]): Array<ConstraintInput> =>
+  constraints.map(({ evidence: _, ...c }) => c as ConstraintInput)
+
 const questionIds = (result: Interpretation) => result._tag === "NeedsInput" ? result.questions.map((q) => q.id) : []
 
 const inputOf = (c: Case): InterpretInput => ({
@@ -40,7 +44,7 @@ const inputOf = (c: Case): InterpretInput => ({
 /** Each fact the case names, and whether the interpretation has it. */
 const checkFacts = (facts: Facts, result: Interpretation): Array<readonly [string, boolean]> => {
   const of = <T extends ConstraintInput["type"]>(type: T) =>
-    result.constraints.filter((c): c is Extract<ConstraintInput, { type: T }> => c.type === type)
+    bare(result.constraints).filter((c): c is Extract<ConstraintInput, { type: T }> => c.type === type)
   const checks: Array<readonly [string, boolean]> = []
   if (facts.window !== undefined) {
     const [start, end] = typeof facts.window === "string" ? [facts.window, undefined] : facts.window
@@ -170,12 +174,15 @@ describe("Interpreter: answers", () => {
       request: "Flight to Paris",
       constraints: [],
       answers: [
-        { questionId: "q_date", question: "When?", answer: "tomorrow" },
-        { questionId: "q_date", question: "When?", answer: "next Monday" }
+        { questionId: "q_date", question: "When?", answer: "tomorrow", revision: 2 },
+        { questionId: "q_date", question: "When?", answer: "next Monday", revision: 3 }
       ],
       createdAt
     })
-    assert.deepStrictEqual(result.constraints[0], {
+    assert.deepStrictEqual(result.constraints[0]?.evidence, [
+      { text: "next Monday", start: 0, end: 11, revision: 3, questionId: "q_date" }
+    ])
+    assert.deepStrictEqual(bare(result.constraints)[0], {
       type: "window",
       start: "2026-03-16T00:00:00+01:00",
       end: "2026-03-17T00:00:00+01:00"
@@ -185,7 +192,7 @@ describe("Interpreter: answers", () => {
   it("a currency answer is read like the words: a code, a name, a sign", () => {
     for (const answer of ["EUR", "eur", "euros", "€"]) {
       assert.deepStrictEqual(
-        interpret("Spend at most 200 on a gift", { answers: { q_budget_currency: answer } }).constraints,
+        bare(interpret("Spend at most 200 on a gift", { answers: { q_budget_currency: answer } }).constraints),
         [{ type: "budget", max: { amount: "200.00", currency: "EUR" } }],
         answer
       )
@@ -194,13 +201,21 @@ describe("Interpreter: answers", () => {
 
   it("an amount without a currency, answered with one, follows the words' currency when they agree", () => {
     const result = interpret("gift under 100 euros, or max 120 euros", { answers: { q_budget: "110" } })
-    assert.deepStrictEqual(result.constraints, [{ type: "budget", max: { amount: "110.00", currency: "EUR" } }])
+    assert.deepStrictEqual(bare(result.constraints), [{ type: "budget", max: { amount: "110.00", currency: "EUR" } }])
   })
 
   it("a caller constraint that agrees with the words is not repeated; one stricter than the words wins", () => {
     assert.deepStrictEqual(
       interpret("buy a gift under $200", { given: [{ type: "budget", max: { amount: "200.00", currency: "USD" } }] }),
-      { _tag: "Understood", objective: { kind: "purchase", summary: "buy a gift under $200" }, constraints: [] }
+      {
+        _tag: "Understood",
+        objective: {
+          kind: "purchase",
+          summary: "buy a gift under $200",
+          evidence: [{ text: "gift", start: 6, end: 10 }]
+        },
+        constraints: []
+      }
     )
   })
 })
@@ -347,10 +362,26 @@ const validAnswers: Readonly<Record<string, string>> = {
 
 const aboutIds = new Set(Object.keys(validAnswers))
 
-const checkShape = (result: Interpretation) => {
-  for (const constraint of result.constraints) {
-    assert.isTrue(Result.isSuccess(decodeConstraintInput(constraint)), JSON.stringify(constraint))
+/** Every fact shows its words: spans of the request or of an answer, in code points, whose text is exactly those. */
+const checkEvidence = (input: InterpretInput, evidence: ReadonlyArray<Evidence> | undefined, of: string) => {
+  assert.isAbove(evidence?.length ?? 0, 0, `no evidence for ${of}`)
+  for (const e of evidence ?? []) {
+    assert.isTrue(Result.isSuccess(Schema.decodeUnknownResult(Evidence)(e)), JSON.stringify(e))
+    const source = e.revision === undefined ?
+      input.request :
+      input.answers.findLast((a) => a.revision === e.revision && a.questionId === e.questionId)?.answer
+    assert.isDefined(source, `${of}: ${JSON.stringify(e)} points into no answer`)
+    assert.strictEqual(Array.from(source!).slice(e.start, e.end).join(""), e.text, of)
   }
+}
+
+const checkShape = (result: Interpretation, input?: InterpretInput) => {
+  for (const constraint of result.constraints) {
+    const { evidence, ...fact } = constraint
+    assert.isTrue(Result.isSuccess(decodeConstraintInput(fact)), JSON.stringify(constraint))
+    if (input !== undefined) checkEvidence(input, evidence, JSON.stringify(fact))
+  }
+  if (input !== undefined && result.objective !== null) checkEvidence(input, result.objective.evidence, "objective")
   if (result._tag === "NeedsInput") {
     assert.isAbove(result.questions.length, 0)
     for (const q of result.questions) {
@@ -375,7 +406,7 @@ describe("Interpreter: properties", () => {
       ) => {
         const input: InterpretInput = { request, constraints: given, answers: [], createdAt: at }
         const first = interpretRequest(input)
-        checkShape(first)
+        checkShape(first, input)
         assert.deepStrictEqual(interpretRequest(input), first)
       }),
       { numRuns: 400 }
@@ -397,7 +428,7 @@ describe("Interpreter: properties", () => {
         "Book a table for 4 in Lisbon tomorrow at 7pm under €200. ".repeat(175)
       ]
     ) {
-      checkShape(interpret(request))
+      checkShape(interpret(request), { request, constraints: [], answers: [], createdAt })
     }
   })
 
@@ -425,11 +456,12 @@ describe("Interpreter: properties", () => {
               answered.has(q.id),
               `${q.id} asked again after a valid answer, for ${JSON.stringify(request)}`
             )
-            answers.push({ questionId: q.id, question: q.text, answer: validAnswers[q.id]! })
+            answers.push({ questionId: q.id, question: q.text, answer: validAnswers[q.id]!, revision: round + 2 })
           }
           for (const q of result.questions) answered.add(q.id)
-          result = interpretRequest({ request, constraints: [], answers, createdAt: at })
-          checkShape(result)
+          const input = { request, constraints: [], answers, createdAt: at }
+          result = interpretRequest(input)
+          checkShape(result, input)
         }
         assert.strictEqual(result._tag, "Understood", JSON.stringify(result))
       }),

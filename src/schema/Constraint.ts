@@ -172,7 +172,30 @@ export const decodeConstraintInput = Schema.decodeUnknownResult(ConstraintInput,
 export const ConstraintSource = Schema.Literals(["caller", "interpreted"])
 export type ConstraintSource = typeof ConstraintSource.Type
 
-const serverFields = { id: Schema.String, source: ConstraintSource }
+/**
+ * The words a fact was read from: code points `start` (inclusive) to `end` (exclusive) of the request,
+ * or, with `revision` and `questionId`, of the answer to that question that made that revision; `text` is
+ * exactly those code points.
+ */
+export const Evidence = Schema.Struct({
+  text: Schema.String.check(Schema.isMinLength(1)),
+  start: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)),
+  end: Schema.Int.check(Schema.isGreaterThan(0)),
+  revision: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThan(0))),
+  /** With `revision`: which of that revision's answers (several questions can be answered at once). */
+  questionId: Schema.optionalKey(Schema.String)
+}).check(
+  Schema.makeFilter(({ end, start, text }: { readonly start: number; readonly end: number; readonly text: string }) =>
+    end > start && Array.from(text).length === end - start, {
+    expected: "a span whose end is after its start and whose text has end - start code points"
+  })
+).annotate({ identifier: "Evidence" })
+export type Evidence = typeof Evidence.Type
+
+/** Every interpreted fact carries the words it came from; a caller's constraint never does. */
+export const EvidenceList = Schema.NonEmptyArray(Evidence).annotate({ identifier: "EvidenceList" })
+
+const serverFields = { id: Schema.String, source: ConstraintSource, evidence: Schema.optionalKey(EvidenceList) }
 
 /** A constraint as the Job shows it: the server names it and says where it came from. */
 export const Constraint = Schema.Union([
@@ -213,7 +236,9 @@ export const summaryMaxLength = 200
 
 export const Objective = Schema.Struct({
   kind: ObjectiveKind,
-  summary: Text(summaryMaxLength)
+  summary: Text(summaryMaxLength),
+  /** The words that decided `kind`. */
+  evidence: Schema.optionalKey(EvidenceList)
 }).annotate({ identifier: "Objective" })
 export type Objective = typeof Objective.Type
 

@@ -323,11 +323,12 @@ export const errands: ReadonlyArray<Case> = [
     facts: { window: "2026-03-10T19:00:00+00:00" }
   },
   {
+    // The caller's place sets the clock (8pm Lisbon time), but no words name a zone: no timezone fact.
     request: "Dinner at 8pm on Friday",
     given: [{ type: "location", place: "Lisbon" }],
     kind: "reservation",
     ask: ["q_quantity_people"],
-    facts: { zone: "Europe/Lisbon" }
+    facts: { window: "2026-03-13T20:00:00+00:00", zone: null }
   },
   {
     request: "Flowers for Ann, 40 EUR",

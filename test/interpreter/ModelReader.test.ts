@@ -36,8 +36,12 @@ const fakeModel = Effect.acquireRelease(
           reply(
             200,
             JSON.stringify({
-              objective: { kind: "reservation", summary: "From the model" },
-              constraints: [{ type: "quantity", count: 7, unit: "people" }],
+              objective: { kind: "reservation", summary: "From the model", words: "Dinner" },
+              constraints: [
+                { fact: { type: "quantity", count: 7, unit: "people" }, words: "seven" },
+                // Words the request does not have: the fact they were to support is left out.
+                { fact: { type: "location", place: "Mars" }, words: "on Mars" }
+              ],
               questions: []
             })
           )
@@ -77,8 +81,8 @@ describe("Interpreter: the language-model layer", () => {
       const result = yield* interpretWith(model, "Dinner for seven somewhere")
       assert.deepStrictEqual(result, {
         _tag: "Understood",
-        objective: { kind: "reservation", summary: "From the model" },
-        constraints: [{ type: "quantity", count: 7, unit: "people" }]
+        objective: { kind: "reservation", summary: "From the model", evidence: [{ text: "Dinner", start: 0, end: 6 }] },
+        constraints: [{ type: "quantity", count: 7, unit: "people", evidence: [{ text: "seven", start: 11, end: 16 }] }]
       })
       assert.strictEqual(server.seen[0]?.authorization, "Bearer sk-test")
       assert.strictEqual(server.seen[0]?.body.model, "fake-1")

@@ -1,4 +1,5 @@
 import { Temporal } from "temporal-polyfill"
+import type { Traced } from "./Text.ts"
 
 const months = "January February March April May June July August September October November December".split(" ")
 const weekdays = "sunday monday tuesday wednesday thursday friday saturday".split(" ")
@@ -15,7 +16,7 @@ const re = (source: string) => new RegExp(`\\b${source}`, "gi")
  * "19h30", "the 15th", "Friday the 13th", "between 15 and 17 April", "in a fortnight". A date written
  * "12/03" can be March or December: it becomes a marker the reader asks about, unless one part is above 12.
  */
-export const rewrite = (text: string, today: Temporal.PlainDate): string => {
+export const rewrite = (text: Traced, today: Temporal.PlainDate): Traced => {
   const name = (d: Temporal.PlainDate) => `${d.day} ${months[d.month - 1]} ${d.year}`
   // "the 2nd ... back on the 16th": each day of the month named is on or after the one before it.
   let floor = today

@@ -2,6 +2,8 @@ import * as chrono from "chrono-node/en"
 import { Temporal } from "temporal-polyfill"
 import type { ObjectiveKind } from "../../schema/Constraint.ts"
 import { dayParts, isNextWeekday, isThisWeekday, rewrite } from "./DateWords.ts"
+import type { Words } from "./Text.ts"
+import { Traced, wordsOf } from "./Text.ts"
 import { countOf } from "./Words.ts"
 
 type Local = Temporal.PlainDateTime
@@ -9,6 +11,8 @@ type Local = Temporal.PlainDateTime
 export interface When {
   readonly text: string
   readonly span: readonly [number, number]
+  /** The words it was read from (a day and a time said apart are two). */
+  readonly words: ReadonlyArray<Words>
   readonly from: Local
   readonly to: Local
   readonly deadline: boolean
@@ -35,15 +39,17 @@ const componentsOf = (c: { get: (component: "year" | "month" | "day" | "hour" | 
   new Temporal.PlainDateTime(c.get("year")!, c.get("month")!, c.get("day")!, c.get("hour") ?? 0, c.get("minute") ?? 0)
 
 /** The times named, against `now` on the place's clock, and the rewritten text the other readers read. */
-export const readDates = (input: string, now: Local, kind: ObjectiveKind, context = input) => {
-  const text = rewrite(input, now.toPlainDate())
+export const readDates = (input: Traced | string, now: Local, kind: ObjectiveKind, context = input.toString()) => {
+  const traced = rewrite(typeof input === "string" ? Traced.of(input, 0) : input, now.toPlainDate())
+  const text = traced.text
   const reference = { instant: new Date(Date.UTC(now.year, now.month - 1, now.day, now.hour, now.minute)), timezone: 0 }
   const today = now.toPlainDate().toPlainDateTime()
   const halfDay = meridiem(context, kind)
   const whens: Array<When> = [...text.matchAll(/«([^»]*)»/g)].map((m) => ({
     ...{ from: today, to: today, deadline: false, clock: false, part: "day", problem: "ambiguous" } as const,
     text: m[1]!.replaceAll("⁄", "/"),
-    span: [m.index, m.index + m[0].length]
+    span: [m.index, m.index + m[0].length],
+    words: [wordsOf(traced, m.index, m.index + m[0].length)]
   }))
   // chrono's cost grows faster than the text: it reads sentences, or pieces of at most 300 characters.
   const pieces = [...text.matchAll(/(?:[^.!?;\n]|[.!?](?=\S)){1,300}/g)]
@@ -134,9 +140,20 @@ export const readDates = (input: string, now: Local, kind: ObjectiveKind, contex
     const passed = Temporal.PlainDateTime.compare(deadline ? to : hasTime && !r.end ? from : to, now) <= 0
     if (passed && !/\bnow\b/.test(lower)) problem ??= "past"
     const part = hasDay || s.isCertain("month") || relative ? (hasTime ? "both" : "day") : "time"
-    whens.push({ text: r.text, span, from, to, deadline, clock, part, ...(problem === undefined ? {} : { problem }) })
+    const words = [wordsOf(traced, ...span)]
+    whens.push({
+      text: r.text,
+      span,
+      words,
+      from,
+      to,
+      deadline,
+      clock,
+      part,
+      ...(problem === undefined ? {} : { problem })
+    })
   }
-  return { whens: combine(whens, text, now), text }
+  return { whens: combine(whens, text, now), text, traced }
 }
 
 /** "this weekend, Saturday at 7pm" is the narrower; "7pm or 8pm" a window from the first to the last. */
@@ -154,7 +171,14 @@ const combine = (whens: Array<When>, text: string, now: Local): Array<When> => {
       ? b.from.with({ hour: a.from.hour, minute: a.from.minute })
       : a.from
     const to = b.part === "time" && a.part === "both" ? a.to.with({ hour: b.to.hour, minute: b.to.minute }) : b.to
-    return [{ ...a, text: `${a.text} or ${b.text}`, from, to, span: [a.span[0], b.span[1]] }]
+    return [{
+      ...a,
+      text: `${a.text} or ${b.text}`,
+      from,
+      to,
+      span: [a.span[0], b.span[1]],
+      words: [...a.words, ...b.words]
+    }]
   }
   const inside = (x: When, y: When) =>
     Temporal.PlainDateTime.compare(x.from, y.from) >= 0 && Temporal.PlainDateTime.compare(x.to, y.to) <= 0
@@ -169,7 +193,13 @@ export const join = (day: When, time: When, now: Local): When => {
   const { problem: _, ...rest } = time
   const problem = day.problem ??
     (time.problem === "meridiem" ? "meridiem" : Temporal.PlainDateTime.compare(from, now) <= 0 ? "past" : undefined)
-  const joined = { ...rest, text: `${day.text} ${time.text}`, from, to: from.add(time.to.since(time.from)) }
+  const joined = {
+    ...rest,
+    text: `${day.text} ${time.text}`,
+    words: [...day.words, ...time.words],
+    from,
+    to: from.add(time.to.since(time.from))
+  }
   return { ...joined, part: "both", ...(problem === undefined ? {} : { problem }) }
 }
 

@@ -4,7 +4,7 @@ import type * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import type { ConstraintInput, Objective, Question } from "../../schema/Constraint.ts"
+import type { ConstraintInput, Evidence, Objective, Question } from "../../schema/Constraint.ts"
 import type { ModelConfig } from "./ModelReader.ts"
 import { interpretRequest } from "./Request.ts"
 
@@ -14,7 +14,12 @@ export interface Answer {
   readonly questionId: string
   readonly question: string
   readonly answer: string
+  /** The revision this answer made: the evidence of a fact read from it points into it by this number. */
+  readonly revision: number
 }
+
+/** A fact the Interpreter read, with the words it read it from (never empty: no words, no fact). */
+export type InterpretedConstraint = ConstraintInput & { readonly evidence: readonly [Evidence, ...Array<Evidence>] }
 
 /** The User's words verbatim, the caller's constraints, every answer so far (oldest first), and the Job's
  * creation time, against which relative dates resolve. */
@@ -28,7 +33,7 @@ export interface InterpretInput {
 export interface Understood {
   readonly _tag: "Understood"
   readonly objective: Objective
-  readonly constraints: ReadonlyArray<ConstraintInput>
+  readonly constraints: ReadonlyArray<InterpretedConstraint>
 }
 
 export interface NeedsInput extends Omit<Understood, "_tag" | "objective"> {

@@ -17,13 +17,25 @@ const index: ReadonlyArray<ReadonlyArray<readonly [RegExp, ObjectiveKind]>> = ti
 const bookNoun = /\b(?:a|the|this|that|my|her|his|new|good|\d+|two|three|some|cook|children's)\s+books?\b/i
 /** "train station", "bus stop", "table tennis": the word names a place or a thing, not the kind. */
 const notKind = /\b(?:train|bus|coach|ferry) (?:station|stop|terminal)s?\b|\btable tennis\b|\bhotel (?:bar|lobby)\b/gi
-export const readKind = (text: string): ObjectiveKind => {
+/** The kind, and where the words that decided it are (none for `other`). */
+export const readKindAt = (
+  text: string
+): { readonly kind: ObjectiveKind; readonly span?: readonly [number, number] } => {
   // "from the hotel to the airport": places named, not the thing wanted.
-  const t = text.replace(notKind, " ").replace(bookNoun, " book-noun gift ")
-    .replace(/\b(?:from|to|at|near|in|outside) (?:the|my|our|your|his|her|their) [\w'-]+/gi, " ")
+  const blank = (m: string) => " ".repeat(m.length)
+  const t = text.replace(notKind, blank).replace(bookNoun, (m) => " gift ".padEnd(m.length))
+    .replace(/\b(?:from|to|at|near|in|outside) (?:the|my|our|your|his|her|their) [\w'-]+/gi, blank)
   for (const tier of index) {
-    const hits = tier.flatMap(([pattern, kind]) => (pattern.exec(t) === null ? [] : [{ at: t.search(pattern), kind }]))
-    if (hits.length > 0) return hits.reduce((a, b) => (b.at < a.at ? b : a)).kind
+    const hits = tier.flatMap(([pattern, kind]) => {
+      const m = pattern.exec(t)
+      return m === null ? [] : [{ at: m.index, end: m.index + m[0].length, kind }]
+    })
+    if (hits.length > 0) {
+      const hit = hits.reduce((a, b) => (b.at < a.at ? b : a))
+      return { kind: hit.kind, span: [hit.at, hit.end] }
+    }
   }
-  return "other"
+  return { kind: "other" }
 }
+
+export const readKind = (text: string): ObjectiveKind => readKindAt(text).kind

@@ -1,8 +1,10 @@
 import type { ConstraintInput, Objective, ObjectiveKind, Question, QuestionAbout } from "../../schema/Constraint.ts"
 import { questionId } from "../../schema/Constraint.ts"
-import type { Interpretation } from "./Interpreter.ts"
+import type { Interpretation, InterpretedConstraint } from "./Interpreter.ts"
 import lexicon from "./Lexicon.json" with { type: "json" }
 import type { Place } from "./Places.ts"
+import type { Source, Words } from "./Text.ts"
+import { evidenceOf } from "./Text.ts"
 import { dedupe, quoted } from "./Words.ts"
 
 const order = ("objective event location budget.currency budget budget.amount timezone time date quantity.people " +
@@ -12,11 +14,25 @@ const order = ("objective event location budget.currency budget budget.amount ti
 const as: Partial<Record<QuestionAbout, string>> = lexicon.answeredAs
 
 export class Findings {
-  readonly constraints: Array<ConstraintInput> = []
+  readonly constraints: Array<InterpretedConstraint> = []
   private readonly questions = new Map<QuestionAbout, string>()
   private readonly answers: ReadonlyMap<string, string>
-  constructor(answers: ReadonlyMap<string, string>) {
+  private readonly sources: ReadonlyArray<Source>
+  constructor(answers: ReadonlyMap<string, string>, sources: ReadonlyArray<Source>) {
     this.answers = answers
+    this.sources = sources
+  }
+
+  /** The evidence of some words, in the person's own text. */
+  readonly evidence = (words: ReadonlyArray<Words>) =>
+    dedupe(words.flatMap((w) => evidenceOf(this.sources, w))).sort((a, b) =>
+      (a.revision ?? 0) - (b.revision ?? 0) || a.start - b.start
+    )
+
+  /** A fact read from some words; one that no words support is not produced. */
+  add(constraint: ConstraintInput, words: ReadonlyArray<Words>) {
+    const [first, ...rest] = this.evidence(words)
+    if (first !== undefined) this.constraints.push({ ...constraint, evidence: [first, ...rest] })
   }
   readonly asks = (about: QuestionAbout) => this.questions.has(about)
 
@@ -30,7 +46,8 @@ export class Findings {
 
   interpretation(objective: Objective | null): Interpretation {
     const rank = ["budget", "deadline", "window", "location", "quantity", "timezone", "note"]
-    const constraints = dedupe(this.constraints).sort((a, b) => rank.indexOf(a.type) - rank.indexOf(b.type))
+    const constraints = dedupe(this.constraints, ({ evidence: _, ...c }) => JSON.stringify(c))
+      .sort((a, b) => rank.indexOf(a.type) - rank.indexOf(b.type))
     if (this.questions.size === 0 && objective !== null) return { _tag: "Understood", objective, constraints }
     const questions: Array<Question> = order.filter((about) => this.questions.has(about))
       .map((about) => ({ id: questionId(about), text: this.questions.get(about)!, about }))

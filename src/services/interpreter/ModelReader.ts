@@ -12,11 +12,14 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
+import type { Evidence, Objective as ObjectiveType } from "../../schema/Constraint.ts"
 import { ConstraintInput, Objective, Question } from "../../schema/Constraint.ts"
 import { PositiveDuration } from "../access/Idempotency.ts"
-import type { Interpretation, InterpretInput } from "./Interpreter.ts"
+import type { Interpretation, InterpretedConstraint, InterpretInput } from "./Interpreter.ts"
 import lexicon from "./Lexicon.json" with { type: "json" }
 import { interpretRequest } from "./Request.ts"
+import type { Source } from "./Text.ts"
+import { evidenceOf, Traced, wordsOf } from "./Text.ts"
 
 /** `INTERPRETER=llm` with an OpenAI-compatible endpoint; every setting but the key is required then. */
 export const ModelConfig = Config.all({
@@ -65,11 +68,48 @@ export const openAiCompatible = (config: ModelConfig): Layer.Layer<LanguageModel
     })
   })).pipe(Layer.provide(FetchHttpClient.layer))
 
+/** Each fact with the person's words it was read from, quoted exactly. */
+const Quoted = Schema.Struct({ words: Schema.String })
 export const ModelAnswer = Schema.Struct({
-  objective: Schema.NullOr(Objective),
-  constraints: Schema.Array(ConstraintInput),
+  objective: Schema.NullOr(
+    Schema.Struct({ kind: Objective.fields.kind, summary: Objective.fields.summary, ...Quoted.fields })
+  ),
+  constraints: Schema.Array(Schema.Struct({ fact: ConstraintInput, ...Quoted.fields })),
   questions: Schema.Array(Question)
 })
+
+/**
+ * Where the quoted words are in the request or an answer; words that are not there support nothing, and
+ * a fact they were meant to support is dropped (the model's reading never adds a fact the words lack).
+ */
+const locate = (input: InterpretInput, words: string): Array<Evidence> => {
+  const sources: ReadonlyArray<Source> = [
+    { text: input.request },
+    ...input.answers.map((a) => ({ text: a.answer, answer: { revision: a.revision, questionId: a.questionId } }))
+  ]
+  const wanted = words.trim().toLowerCase()
+  if (wanted === "") return []
+  return sources.flatMap((source, i) => {
+    const at = source.text.toLowerCase().indexOf(wanted)
+    return at < 0 || source.text.toLowerCase().length !== source.text.length ?
+      [] :
+      evidenceOf(sources, wordsOf(Traced.of(source.text, i), at, at + wanted.length))
+  }).slice(0, 1)
+}
+
+const supported = (input: InterpretInput, answer: typeof ModelAnswer.Type) => {
+  const constraints = answer.constraints.flatMap(({ fact, words }): Array<InterpretedConstraint> => {
+    const [first, ...rest] = locate(input, words)
+    return first === undefined ? [] : [{ ...fact, evidence: [first, ...rest] }]
+  })
+  if (answer.objective === null) return { objective: null, constraints }
+  const { kind, summary, words } = answer.objective
+  const [first, ...rest] = locate(input, words)
+  const objective: ObjectiveType = first === undefined
+    ? { kind, summary }
+    : { kind, summary, evidence: [first, ...rest] }
+  return { objective, constraints }
+}
 
 const instructions = (input: InterpretInput) =>
   [
@@ -90,7 +130,8 @@ export const make = (config: ModelConfig) =>
         .pipe(
           Effect.provideService(LanguageModel.LanguageModel, model),
           Effect.timeout(config.timeout),
-          Effect.flatMap(({ value: { constraints, objective, questions } }): Effect.Effect<Interpretation, string> =>
+          Effect.map(({ value }) => ({ ...supported(input, value), questions: value.questions })),
+          Effect.flatMap(({ constraints, objective, questions }): Effect.Effect<Interpretation, string> =>
             questions.length > 0 ?
               Effect.succeed({ _tag: "NeedsInput", objective, constraints, questions }) :
               objective === null ?

@@ -10,6 +10,8 @@ export interface Place {
   readonly role: "at" | "from" | "to"
   /** A place only the person knows ("my sister's", "our regular spot"). */
   readonly vague: boolean
+  /** Where in the text read it was named. */
+  readonly span: readonly [number, number]
 }
 
 type City = (typeof cityMapping)[number]
@@ -81,20 +83,25 @@ export const findPlace = (text: string, context = ""): Found | undefined => {
 
 const abbreviations: Record<string, string> = lexicon.zoneAbbreviations
 /** Zones the words name outright: "Asia/Tokyo", "Tokyo time", "9am EST", "UTC+2". */
-export const namedZones = (text: string): Array<string> =>
+export const namedZonesAt = (
+  text: string
+): Array<{ readonly zone: string; readonly span: readonly [number, number] }> =>
   matches(
     text,
     /\b([A-Z][\w/+-]+\/[\w/+-]+)|\b(\p{Lu}[\p{L} ]*?) time\b|\b(?:UTC|GMT)\s*([+-]\d{1,2})\b|\b([A-Z]{2,4})\b/gu
   )
-    .flatMap(([, iana, city, offset, short]) => {
+    .flatMap((m) => {
+      const [, iana, city, offset, short] = m
       const found = city === undefined ? undefined : findPlace(city.split(" ").slice(-2).join(" "))
       const zone = iana !== undefined ? (isTimeZoneName(iana) ? iana : undefined) : found?._tag === "Zone" ?
         found.zone :
         offset !== undefined
         ? `Etc/GMT${+offset > 0 ? "-" : "+"}${Math.abs(+offset)}`
         : abbreviations[short ?? ""]
-      return zone === undefined ? [] : [zone]
+      return zone === undefined ? [] : [{ zone, span: [m.index, m.index + m[0].length] as const }]
     })
+
+export const namedZones = (text: string): Array<string> => namedZonesAt(text).map((z) => z.zone)
 
 export const readZoneAnswer = (answer: string): Found | undefined => {
   const named = [...namedZones(answer), ...(isTimeZoneName(answer.trim()) ? [answer.trim()] : [])]
@@ -130,7 +137,12 @@ export const readPlaces = (input: string): Array<Place> => {
     const next = /^\s+(?:in|at)\s+(?:\d+\s+)?(\p{Lu}[\p{L}\d]*)/u.exec(after)?.[1]
     return next === undefined || notPlace.test(next)
   })
-  const places: Array<Place> = vague.map((m) => ({ text: m[1]!, role: "at", vague: true }))
+  const places: Array<Place> = vague.map((m) => ({
+    text: m[1]!,
+    role: "at",
+    vague: true,
+    span: [m.index + m[0].length - m[1]!.length, m.index + m[0].length]
+  }))
   for (const m of matches(source, placePattern)) {
     const [, prep = "", name = ""] = m
     const inVague = vague.some((v) => m.index >= v.index && m.index < v.index + v[0].length)
@@ -140,10 +152,12 @@ export const readPlaces = (input: string): Array<Place> => {
     ) continue
     const cleaned = name.replace(/[\s,.]+$/, "").replace(/\s+(?:on|of|&)$/, "")
     const role = ({ from: "from", to: "to", into: "to", towards: "to" } as const)[prep as "to"] ?? "at"
+    const at = m.index + m[0].indexOf(name, prep.length)
     places.push({
       text: /^(?:near|around|to|from|towards)$/.test(prep) ? `${prep} ${cleaned}` : cleaned,
       role,
-      vague: false
+      vague: false,
+      span: [/^(?:near|around|to|from|towards)$/.test(prep) ? m.index : at, at + cleaned.length]
     })
   }
   // A large city needs no "in": "Lisbon, Friday at 8", "a Tokyo hotel".
@@ -153,7 +167,7 @@ export const readPlaces = (input: string): Array<Place> => {
       source.slice(Math.max(0, m.index - 6), m.index)
     )
     if (big && !person && !places.some((p) => p.text.includes(m[0]))) {
-      places.push({ text: m[0], role: "at", vague: false })
+      places.push({ text: m[0], role: "at", vague: false, span: [m.index, m.index + m[0].length] })
     }
   }
   return places

@@ -1,11 +1,13 @@
 import type { ConstraintInput } from "../../schema/Constraint.ts"
 import type { Findings } from "./Missing.ts"
+import type { Words } from "./Text.ts"
 import { countOf, countPattern, matches } from "./Words.ts"
 
 export interface Count {
   readonly count: number
   /** "people" for the party; the thing counted otherwise ("train tickets", "bottles of red wine"). */
   readonly unit: string
+  readonly span: readonly [number, number]
 }
 
 const peopleNouns =
@@ -30,15 +32,15 @@ export const readCounts = (text: string): Array<Count> => {
       /^(?:\d|am\b|pm\b|:|\.\d)/i.test(next)
     if (noun === undefined && bare) continue
     const count = (countOf(number) ?? 0) + (kids === undefined ? 0 : countOf(kids) ?? 0)
-    if (count > 0) counts.push({ count, unit: "people" })
+    if (count > 0) {
+      counts.push({ count, unit: "people", span: [m.index + (introduced?.length ?? 0), m.index + m[0].length] })
+    }
     taken.push(m.index + m[0].indexOf(number), ...(kids === undefined ? [] : [m.index + m[0].lastIndexOf(kids)]))
   }
-  if (
+  const two =
     /\b(?:me and my (?:wife|husband|partner|girlfriend|boyfriend|friend|mum|mom|dad)|my (?:wife|husband|partner) and (?:me|i)|the two of us|for two of us)\b/i
-      .test(text)
-  ) {
-    counts.push({ count: 2, unit: "people" })
-  }
+      .exec(text)
+  if (two !== null) counts.push({ count: 2, unit: "people", span: [two.index, two.index + two[0].length] })
   for (const m of matches(text, new RegExp(String.raw`\b(${countPattern}) ([a-z][a-z' -]*)`, "gi"))) {
     const count = countOf(m[1]!)
     if (taken.includes(m.index) || count === undefined || count < 1 || (count === 1 && !/^\d/.test(m[1]!))) continue
@@ -48,48 +50,55 @@ export const readCounts = (text: string): Array<Count> => {
     const noun = head.findIndex((w, i) => i < 3 && w !== "of" && (count === 1 || /s$|^(?:kg|g|lb|oz|ml|l)$/.test(w)))
     if (noun < 0 || head.slice(0, noun).includes("of")) continue
     const tail = head[noun + 1] === "of" ? head.slice(noun + 1, noun + 5) : []
-    counts.push({ count, unit: [...head.slice(0, noun + 1), ...tail].join(" ") })
+    const unit = [...head.slice(0, noun + 1), ...tail].join(" ")
+    counts.push({ count, unit, span: [m.index, m.index + m[1]!.length + 1 + unit.length] })
   }
   return counts
 }
 
 /** One count per unit (two different ones are asked about), an answer's replacing the request's. */
+export type CountRead = Count & { readonly words: ReadonlyArray<Words> }
+
 export const decideCounts = (
-  own: ReadonlyArray<Count>,
-  answered: ReadonlyArray<{ readonly q: string; readonly text: string; readonly counts: ReadonlyArray<Count> }>,
+  own: ReadonlyArray<CountRead>,
+  answered: ReadonlyArray<
+    { readonly q: string; readonly text: string; readonly words: Words; readonly counts: ReadonlyArray<CountRead> }
+  >,
   needsParty: boolean,
   caller: ReadonlyArray<ConstraintInput>,
   result: Findings
-): Map<string, number> => {
-  const byUnit = new Map<string, Array<number>>()
-  for (const c of own) byUnit.set(c.unit, [...(byUnit.get(c.unit) ?? []), c.count])
+): Map<string, { readonly count: number; readonly words: ReadonlyArray<Words> }> => {
+  const byUnit = new Map<string, Array<{ readonly count: number; readonly words: ReadonlyArray<Words> }>>()
+  for (const c of own) byUnit.set(c.unit, [...(byUnit.get(c.unit) ?? []), c])
   for (const a of answered) {
-    for (const c of a.counts) byUnit.set(a.q === "q_quantity_people" ? "people" : c.unit, [c.count])
+    for (const c of a.counts) byUnit.set(a.q === "q_quantity_people" ? "people" : c.unit, [c])
     // "3", to "how many tickets?": the count the question was about.
     const bare = a.q === "q_quantity" && a.counts.length === 0 ? countOf(a.text.replace(/[.!]+$/, "")) : undefined
     for (const [unit, n] of byUnit) {
-      if (bare !== undefined && unit !== "people" && n.length > 1) byUnit.set(unit, [bare])
+      if (bare !== undefined && unit !== "people" && n.length > 1) byUnit.set(unit, [{ count: bare, words: [a.words] }])
     }
   }
   const callers = caller.filter((c): c is Extract<ConstraintInput, { type: "quantity" }> => c.type === "quantity")
-  const kept = new Map<string, number>()
-  for (const [unit, counts] of byUnit) {
-    const distinct = [...new Set(counts)]
+  const kept = new Map<string, { readonly count: number; readonly words: ReadonlyArray<Words> }>()
+  for (const [unit, read] of byUnit) {
+    const distinct = [...new Set(read.map((c) => c.count))]
     const about = unit === "people" ? "quantity.people" : "quantity"
     const given = callers.filter((c) => (c.unit ?? "people") === unit || (unit === "people" && c.unit === undefined))
     if (distinct.length > 1) {
       if (given.length === 0) result.ask(about, `How many ${unit}? The request says ${distinct.join(" and ")}.`)
       continue
     }
-    kept.set(unit, distinct[0]!)
+    kept.set(unit, { count: distinct[0]!, words: read.flatMap((c) => c.words) })
     if (given.some((c) => c.count === distinct[0])) continue
     const said = `The request says ${distinct[0]} ${unit} but ${
       given.map((c) => c.count).join(", ")
     } was given: how many?`
     if (given.length > 0 && !answered.some((a) => a.counts.length > 0)) result.ask(about, said)
-    else result.constraints.push({ type: "quantity", count: distinct[0]!, unit })
+    else result.add({ type: "quantity", count: distinct[0]!, unit }, read.flatMap((c) => c.words))
   }
-  for (const c of callers) if (!kept.has(c.unit ?? "people")) kept.set(c.unit ?? "people", c.count)
+  for (const c of callers) {
+    if (!kept.has(c.unit ?? "people")) kept.set(c.unit ?? "people", { count: c.count, words: [] })
+  }
   if (needsParty && !kept.has("people")) result.ask("quantity.people", "For how many people?")
   return kept
 }

@@ -1,25 +1,37 @@
 import * as DateTime from "effect/DateTime"
 import { Temporal } from "temporal-polyfill"
-import type { ConstraintInput, ObjectiveKind } from "../../schema/Constraint.ts"
+import type { ConstraintInput, Objective, ObjectiveKind } from "../../schema/Constraint.ts"
 import { summaryMaxLength } from "../../schema/Constraint.ts"
+import type { Amount } from "./Budget.ts"
+import { readBudget } from "./Budget.ts"
 import type { When } from "./Dates.ts"
 import { isReturnTrip, join, readDates } from "./Dates.ts"
 import type { Interpretation, InterpretInput } from "./Interpreter.ts"
-import { readKind } from "./Kinds.ts"
+import { readKindAt } from "./Kinds.ts"
 import { Findings } from "./Missing.ts"
-import { readBudget, readMoney } from "./Money.ts"
+import { readMoney } from "./Money.ts"
 import type { Place } from "./Places.ts"
-import { findPlace, namedZones, readPlaces, readZoneAnswer } from "./Places.ts"
+import { findPlace, namedZonesAt, readPlaces, readZoneAnswer } from "./Places.ts"
+import type { CountRead } from "./Quantities.ts"
 import { decideCounts, readCounts } from "./Quantities.ts"
+import type { Source, Words } from "./Text.ts"
+import { normalized, Traced, wordsOf } from "./Text.ts"
 import { decideTimes } from "./Times.ts"
-import { dedupe, mask, normalize } from "./Words.ts"
+import { dedupe, mask } from "./Words.ts"
 
-const readText = (q: string, text: string, now: Temporal.PlainDateTime, kind: ObjectiveKind, context: string) => {
+/** A place as read, with its words. */
+type Named = Place & { readonly words: ReadonlyArray<Words> }
+
+/** The times, amounts and counts of one text: the request's, or an answer's (read knowing what it answers). */
+const readText = (q: string, traced: Traced, now: Temporal.PlainDateTime, kind: ObjectiveKind, context: string) => {
   const lead = q === "q_budget" || q === "q_budget_amount" ? "budget " : q === "q_quantity_people" ? "for " : ""
-  const dates = readDates(`${lead}${text}`, now, kind, context)
+  const dates = readDates(Traced.concat([Traced.added(lead), traced]), now, kind, context)
+  const rewritten = dates.traced
   const rest = mask(dates.text, dates.whens.map((w) => w.span))
-  const money = readMoney(rest)
-  return { q, text, whens: dates.whens, money, counts: readCounts(mask(rest, money.map((m) => m.span))) }
+  const money: Array<Amount> = readMoney(rest).map((m) => ({ ...m, words: [wordsOf(rewritten, ...m.span)] }))
+  const counts: Array<CountRead> = readCounts(mask(rest, money.map((m) => m.span)))
+    .map((c) => ({ ...c, words: [wordsOf(rewritten, ...c.span)] }))
+  return { q, text: traced.text, words: wordsOf(traced, 0, traced.text.length), whens: dates.whens, money, counts }
 }
 
 const sameZone = (a: string, b: string) => {
@@ -27,35 +39,59 @@ const sameZone = (a: string, b: string) => {
   return canonical(a) === canonical(b)
 }
 
+const objectiveOf = (request: Traced, result: Findings): Objective | null => {
+  const text = request.text
+  const { kind, span } = readKindAt(text)
+  if (!/\p{L}{2,}/u.test(text) || (kind === "other" && text.split(" ").length <= 2)) return null
+  const cut = Array.from(text).slice(0, summaryMaxLength - 1).join("")
+  const summary = cut.length === text.length ? text : `${cut.replace(/\s+\S{0,99}$/, "")}…`
+  // `other` is what the whole request asks for.
+  const [first, ...rest] = result.evidence([wordsOf(request, ...(span ?? [0, text.length]))])
+  return first === undefined ? { kind, summary } : { kind, summary, evidence: [first, ...rest] }
+}
+
 /** What the request says, with the answers given so far applied; pure and deterministic. */
 export const interpretRequest = (input: InterpretInput): Interpretation => {
-  const latest = new Map(input.answers.map((a) => [a.questionId, normalize(a.answer)]))
-  const answers = [...latest].filter(([q, text]) => text !== "" && q !== "q_objective")
-  const request = normalize([input.request, latest.get("q_objective") ?? ""].join(". ").replace(/\. $/, ""))
-  const context = [request, ...answers.map(([, text]) => text)].join(". ")
-  const result = new Findings(latest)
+  const latest = [...new Map(input.answers.map((a) => [a.questionId, a])).values()]
+  const sources: ReadonlyArray<Source> = [
+    { text: input.request },
+    ...latest.map((a) => ({ text: a.answer, answer: { revision: a.revision, questionId: a.questionId } }))
+  ]
+  const texts = latest.map((a, i) => ({ q: a.questionId, traced: normalized(a.answer, i + 1) }))
+  const result = new Findings(new Map(texts.map((a) => [a.q, a.traced.text])), sources)
+  const goal = texts.find((a) => a.q === "q_objective" && a.traced.text !== "")?.traced
+  const request = goal === undefined ?
+    normalized(input.request, 0) :
+    Traced.concat([normalized(input.request, 0), Traced.added(". "), goal]).replace(/^\. /, "")
+  const answers = texts.filter((a) => a.traced.text !== "" && a.q !== "q_objective")
+  const asked = (q: string) => answers.some((a) => a.q === q)
+  const context = [request, ...answers.map((a) => a.traced)].join(". ")
   const caller = input.constraints
   const of = <T extends ConstraintInput["type"]>(type: T) =>
     caller.filter((c): c is Extract<ConstraintInput, { type: T }> => c.type === type)
 
-  const kind = readKind(request)
-  const cut = Array.from(request).slice(0, summaryMaxLength - 1).join("")
-  const summary = cut.length === request.length ? request : `${cut.replace(/\s+\S{0,99}$/, "")}…`
-  const objective = /\p{L}{2,}/u.test(request) && (kind !== "other" || request.split(" ").length > 2) ?
-    { kind, summary } :
-    null
+  const objective = objectiveOf(request, result)
+  const kind = objective?.kind ?? "other"
   if (objective === null) result.ask("objective", "What would you like done?")
 
   // Places: the request's and the answers'; an answer to "where?" is a place even without "in".
-  const answered = answers.flatMap(([q, text]): Array<Place> => {
-    const read = readPlaces(text)
-    return read.length === 0 && q === "q_location"
-      ? [{ text: text.replace(/[.!]+$/, ""), role: "at", vague: false }]
-      : read
+  const placesIn = (traced: Traced): Array<Named> =>
+    readPlaces(traced.text).map((p) => ({ ...p, words: [wordsOf(traced, ...p.span)] }))
+  const answered = answers.flatMap(({ q, traced }): Array<Named> => {
+    const read = placesIn(traced)
+    if (read.length > 0 || q !== "q_location") return read
+    const text = traced.text.replace(/[.!]+$/, "")
+    return [{ text, role: "at", vague: false, span: [0, text.length], words: [wordsOf(traced, 0, text.length)] }]
   })
-  const own = readPlaces(request).filter((p) => !(p.vague && latest.has("q_location")))
+  const own = placesIn(request).filter((p) => !(p.vague && asked("q_location")))
   const places = dedupe([...own, ...answered], (p) => p.text)
-  const callerPlaces = of("location").map((c): Place => ({ text: c.place, role: "at", vague: false }))
+  const callerPlaces = of("location").map((c): Named => ({
+    text: c.place,
+    role: "at",
+    vague: false,
+    span: [0, 0],
+    words: []
+  }))
   const known = [...callerPlaces, ...places.filter((p) => !p.vague)]
   const found = known.map((p) => ({ ...p, found: findPlace(p.text, context) }))
   const ambiguous = found.find((p) => p.found?._tag === "Ambiguous" && !callerPlaces.some((c) => c.text === p.text))
@@ -63,21 +99,30 @@ export const interpretRequest = (input: InterpretInput): Interpretation => {
   if (ambiguous?._tag === "Ambiguous") {
     result.ask("location", `Which ${ambiguous.name} do you mean: ${ambiguous.options.join(" or ")}?`)
   }
-  if (callerPlaces.length === 0) { for (const p of known) result.constraints.push({ type: "location", place: p.text }) }
+  if (callerPlaces.length === 0) { for (const p of known) result.add({ type: "location", place: p.text }, p.words) }
 
   // The zone: an answer's, else the caller's, else one the words name, else a journey's origin, a
   // delivery's destination, or the first place named.
   const first = kind === "transport" ? "from" : kind === "delivery" ? "to" : "at"
   const zones = [...found].sort((a, b) => Number(b.role === first) - Number(a.role === first))
-    .flatMap((p) => (p.found?._tag === "Zone" ? [p.found] : []))
-  const answeredZone = latest.has("q_timezone") ? readZoneAnswer(latest.get("q_timezone")!) : undefined
+    .flatMap((p) => (p.found?._tag === "Zone" ? [{ ...p.found, words: p.words }] : []))
+  const zoneAnswer = answers.find((a) => a.q === "q_timezone")
+  const answeredZone = zoneAnswer === undefined ? undefined : readZoneAnswer(zoneAnswer.traced.text)
   const callerZone = of("timezone")[0]?.zone
-  const named = dedupe(namedZones(context))
+  const named = dedupe(
+    [request, ...answers.map((a) => a.traced)].flatMap((traced) =>
+      namedZonesAt(traced.text).map((z) => ({ zone: z.zone, words: [wordsOf(traced, ...z.span)] }))
+    ),
+    (z) => z.zone
+  )
   const conflict = answeredZone === undefined &&
-    (named.length > 1 || (callerZone !== undefined && named.some((z) => !sameZone(z, callerZone))))
-  const zone = conflict ? undefined : answeredZone?._tag === "Zone" ?
-    answeredZone.zone :
-    callerZone ?? named[0] ?? zones[0]?.zone
+    (named.length > 1 || (callerZone !== undefined && named.some((z) => !sameZone(z.zone, callerZone))))
+  const chosen = conflict ? undefined : answeredZone?._tag === "Zone" && zoneAnswer !== undefined ?
+    { zone: answeredZone.zone, words: [wordsOf(zoneAnswer.traced, 0, zoneAnswer.traced.text.length)] } :
+    callerZone !== undefined ?
+    { zone: callerZone, words: [] } :
+    named[0] ?? zones[0]
+  const zone = chosen?.zone
   const zoneCountry = zone === undefined ? undefined : findPlace(zone.split("/").pop()!.replaceAll("_", " "))
   const countries = [...zones.map((z) => z.country), zoneCountry?._tag === "Zone" ? zoneCountry.country : ""]
 
@@ -85,15 +130,15 @@ export const interpretRequest = (input: InterpretInput): Interpretation => {
   const now = Temporal.Instant.fromEpochMilliseconds(DateTime.toEpochMillis(input.createdAt))
     .toZonedDateTimeISO(zone ?? "UTC").toPlainDateTime()
   const mine = readText("", request, now, kind, context)
-  const read = answers.map(([q, text]) => readText(q, text, now, kind, context))
+  const read = answers.map((a) => readText(a.q, a.traced, now, kind, context))
   const table = kind === "reservation" &&
-    /\b(?:table|restaurant|dinner|lunch|brunch|breakfast|resturant)\b/i.test(request)
+    /\b(?:table|restaurant|dinner|lunch|brunch|breakfast|resturant)\b/i.test(request.text)
   const counts = decideCounts(mine.counts, read, table, caller, result)
   const times = decideTimes(read.reduce<ReadonlyArray<When>>((whens, a) => merge(now)(whens, a.whens), mine.whens), {
     kind,
     zone,
     zoneConflict: conflict,
-    zones: [...(callerZone === undefined ? [] : [callerZone]), ...named],
+    zones: [...(callerZone === undefined ? [] : [callerZone]), ...named.map((z) => z.zone)],
     returnTrip: isReturnTrip(context),
     caller,
     answered: read.some((a) => a.whens.length > 0),
@@ -101,14 +146,16 @@ export const interpretRequest = (input: InterpretInput): Interpretation => {
   }, result)
   const perUnit = (unit: string) =>
     /^(?:person|head|guest|adult|seat)$/.test(unit) ? counts.get("people") : unit === "night" ?
-      counts.get("nights") ?? times.nights :
+      counts.get("nights") ?? (times.nights === undefined ? undefined : { count: times.nights, words: times.words }) :
       [...counts].find(([u]) => u.includes(unit))?.[1] ??
         (unit === "item" && counts.size === 1 ? [...counts.values()][0] : undefined)
-  readBudget(mine.money, read, countries.filter((c) => c !== ""), of("budget").map((c) => c.max), perUnit, result)
+  const placeWords = zones.length > 0 ? zones[0]!.words : chosen?.words ?? []
+  const budgets = of("budget").map((c) => c.max)
+  readBudget(mine.money, read, countries.filter((c) => c !== ""), placeWords, budgets, perUnit, result)
   if (times.used && zone !== undefined && zone !== "UTC" && (callerZone === undefined || !sameZone(zone, callerZone))) {
-    result.constraints.push({ type: "timezone", zone })
+    result.add({ type: "timezone", zone }, chosen?.words ?? [])
   }
-  result.needs(kind, request, places, caller)
+  result.needs(kind, request.text, places, caller)
   if (times.needsZone && !result.asks("location")) result.ask("timezone", "Which time zone? Name the city or the zone.")
   return result.interpretation(objective)
 }

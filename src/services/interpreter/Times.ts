@@ -2,6 +2,7 @@ import type { Temporal } from "temporal-polyfill"
 import type { ConstraintInput, ObjectiveKind } from "../../schema/Constraint.ts"
 import type { When } from "./Dates.ts"
 import type { Findings } from "./Missing.ts"
+import type { Words } from "./Text.ts"
 
 /**
  * With no `zone` days are read in UTC and clock times wait for one; `answered`: an answer named the time,
@@ -23,6 +24,8 @@ export interface Times {
   readonly used: boolean
   readonly needsZone: boolean
   readonly nights: number | undefined
+  /** The words of the stay the nights were counted from. */
+  readonly words: ReadonlyArray<Words>
 }
 
 const stamp = (local: Temporal.PlainDateTime, zone: string | undefined): string => {
@@ -40,7 +43,7 @@ const dayQuestion = {
 }
 
 export const decideTimes = (whens: ReadonlyArray<When>, ctx: TimeContext, result: Findings): Times => {
-  const none: Times = { used: false, needsZone: false, nights: undefined }
+  const none: Times = { used: false, needsZone: false, nights: undefined, words: [] }
   const ask = (text: string) => result.ask("date", text)
   for (const w of whens) {
     if (w.problem === "meridiem") result.ask("time", `Is ${w.text} in the morning or in the evening?`)
@@ -80,10 +83,10 @@ export const decideTimes = (whens: ReadonlyArray<When>, ctx: TimeContext, result
       if (!fits) ask(`The request says ${said} but ${show.join(", ")} was given: when should it be?`)
       continue
     }
-    result.constraints.push(w.deadline ? { type: "deadline", by: end } : { type: "window", start, end })
+    result.add(w.deadline ? { type: "deadline", by: end } : { type: "window", start, end }, w.words)
     used = true
   }
   const stay = good.find((w) => !w.deadline && !w.clock)
   const days = stay === undefined ? 0 : stay.from.toPlainDate().until(stay.to.toPlainDate()).days
-  return { used, needsZone: false, nights: days > 1 ? days - 1 : undefined }
+  return { used, needsZone: false, nights: days > 1 ? days - 1 : undefined, words: stay?.words ?? [] }
 }
