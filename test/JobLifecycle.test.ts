@@ -8,6 +8,7 @@ import type { Interpretation } from "../src/services/interpreter/Interpreter.ts"
 import * as JobFold from "../src/services/jobs/JobFold.ts"
 import * as JobLifecycle from "../src/services/jobs/JobLifecycle.ts"
 import type { Change, JobRecord } from "../src/services/jobs/JobRecord.ts"
+import { fromStored } from "../src/services/jobs/JobRecord.ts"
 
 /**
  * The point-in-time view folds a Job's events: for every change the rules make, the fold of its
@@ -16,17 +17,19 @@ import type { Change, JobRecord } from "../src/services/jobs/JobRecord.ts"
  */
 
 const note = (text: string) => ({ type: "note" as const, text })
-const objective = { kind: "reservation" as const, summary: "A table" }
+const words = (text: string, start: number) => [{ text, start, end: start + text.length }] as const
+const objective = { kind: "reservation" as const, summary: "A table", evidence: words("table", 2) }
 const asking = (ids: ReadonlyArray<string>): Interpretation => ({
   _tag: "NeedsInput",
   objective,
-  constraints: [{ type: "quantity", count: 2 }],
+  constraints: [{ type: "quantity", count: 2, evidence: words("A", 0) }],
   questions: ids.map((id) => ({ id, text: `What ${id}?` }))
 })
 const understood: Interpretation = {
   _tag: "Understood",
   objective,
-  constraints: [{ type: "location", place: "Porto" }]
+  // As if read from an answer ("soon") that made revision 2.
+  constraints: [{ type: "location", place: "Porto", evidence: [{ text: "soon", start: 0, end: 4, revision: 2 }] }]
 }
 
 type Step =
@@ -90,4 +93,33 @@ describe("JobFold.fold", () => {
       }),
       { numRuns: 500 }
     ))
+})
+
+describe("JobRecord.fromStored", () => {
+  it("reads an answer stored without the revision it made as made by the record's revision", () => {
+    const created = JobLifecycle.create("job_1" as JobId, "acct" as AccountId, {
+      request: "A table",
+      constraints: []
+    }, "2026-11-24T00:00:00.000Z").record
+    const asked = JobLifecycle.interpreted(created, 1, asking(["q_date", "q_time"]), "2026-11-24T00:00:01.000Z").record
+    const partly = Result.getOrThrow(
+      JobLifecycle.answer(asked, { jobRevision: 1, answers: { q_date: "Friday" } }, "2026-11-24T00:00:02.000Z")
+    ).record
+    assert.deepStrictEqual(partly.answers.map((answer) => answer.revision), [2])
+    // As stored before answers carried their revision.
+    const stored = JSON.parse(JSON.stringify({
+      ...partly,
+      answers: partly.answers.map(({ revision: _revision, ...answer }) => answer)
+    }))
+    const read = fromStored(stored)
+    assert.deepStrictEqual(read.answers, partly.answers)
+    const next = Result.getOrThrow(
+      JobLifecycle.answer(read, { jobRevision: 2, answers: { q_time: "8pm" } }, "2026-11-24T00:00:03.000Z")
+    ).record
+    assert.deepStrictEqual(next.answers.map((answer) => `${answer.questionId}@${answer.revision}`), [
+      "q_date@2",
+      "q_time@3"
+    ])
+    assert.deepStrictEqual(fromStored(JSON.parse(JSON.stringify(next))), next)
+  })
 })

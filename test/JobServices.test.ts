@@ -69,20 +69,25 @@ const storesLive = Layer.mergeAll(
 let counter = 0
 const account = () => `acct_test_${process.pid}_${++counter}` as AccountId
 
+/** What the scripted interpretations read from "A table for 4". */
+const tableFor4 = {
+  objective: {
+    kind: "reservation",
+    summary: "A table for 4",
+    evidence: [{ text: "table", start: 2, end: 7 }]
+  },
+  constraints: [{ type: "quantity", count: 4, unit: "people", evidence: [{ text: "for 4", start: 8, end: 13 }] }]
+} as const
+
 const needsDate: Interpretation = {
   _tag: "NeedsInput",
-  objective: { kind: "reservation", summary: "A table for 4" },
-  constraints: [{ type: "quantity", count: 4, unit: "people" }],
+  ...tableFor4,
   questions: [
     { id: "q_date", text: "For when?", about: "date" },
     { id: "q_time", text: "At what time?", about: "time" }
   ]
 }
-const understood: Interpretation = {
-  _tag: "Understood",
-  objective: { kind: "reservation", summary: "A table for 4" },
-  constraints: [{ type: "quantity", count: 4, unit: "people" }]
-}
+const understood: Interpretation = { _tag: "Understood", ...tableFor4 }
 const budget = { type: "budget", max: { amount: "200.00", currency: "EUR" } } as const
 const place = { type: "location", place: "Lisbon" } as const
 
@@ -220,8 +225,8 @@ const behaviour = (
             yield* jobs.interpretationInput({ accountId: owner, jobId: job.id, revision: 3, run: 0 })
           )
           assert.deepStrictEqual(input.answers, [
-            { questionId: "q_date", question: "For when?", answer: "Friday" },
-            { questionId: "q_time", question: "At what time?", answer: "8pm" }
+            { questionId: "q_date", question: "For when?", answer: "Friday", revision: 2 },
+            { questionId: "q_time", question: "At what time?", answer: "8pm", revision: 3 }
           ])
           const noQuestion = yield* failure(jobs.answer(owner, job.id, { jobRevision: 3, answers: { q_time: "9pm" } }))
           assert.instanceOf(noQuestion, WrongState)
@@ -399,11 +404,7 @@ const behaviour = (
     })
 
     describe("Proposals and Approvals", () => {
-      const clear: Interpretation = {
-        _tag: "Understood",
-        objective: { kind: "reservation", summary: "A table for 4" },
-        constraints: [{ type: "quantity", count: 4, unit: "people" }]
-      }
+      const clear: Interpretation = { _tag: "Understood", ...tableFor4 }
       /** A Job interpreted and planned by hand (no runner here): its proposal is open. */
       const planned = (constraints: ReadonlyArray<typeof budget | { type: "note"; text: string }> = [budget]) =>
         Effect.gen(function*() {

@@ -13,7 +13,7 @@ import type {
 } from "../../schema/Job.ts"
 import { isTerminal } from "../../schema/Job.ts"
 import type { JobProposal } from "../../schema/Proposal.ts"
-import type { Interpretation, InterpretInput } from "../interpreter/Interpreter.ts"
+import type { Interpretation, InterpretedConstraint, InterpretInput } from "../interpreter/Interpreter.ts"
 import { RejectedInput, StaleRevision, WrongState } from "./JobErrors.ts"
 
 import type { Change, JobRecord, NewEvent, ProposalState, RunRef } from "./JobRecord.ts"
@@ -80,20 +80,24 @@ export const toView = (record: JobRecord): Job => ({
   updatedAt: record.updatedAt
 })
 
-const inputOf = ({ id: _id, source: _source, ...input }: Constraint): ConstraintInput => input as ConstraintInput
+/** What a caller would send for the constraint: the server's members (its name, source and evidence) aside. */
+const inputOf = ({ evidence: _evidence, id: _id, source: _source, ...input }: Constraint): ConstraintInput =>
+  input as ConstraintInput
 
 /**
  * Names constraints: one canonically equal to a constraint of `previous` keeps that one's id, so a
- * constraint that did not change keeps its name across revisions.
+ * constraint that did not change keeps its name across revisions. An interpreted constraint keeps the
+ * words it was read from (`evidence`), which play no part in its name.
  */
 const name = (
-  inputs: ReadonlyArray<ConstraintInput>,
+  inputs: ReadonlyArray<ConstraintInput | InterpretedConstraint>,
   source: ConstraintSource,
   previous: ReadonlyArray<Constraint> = []
 ): ReadonlyArray<Constraint> => {
   const available = previous.map((constraint) => ({ id: constraint.id, key: canonicalJson(inputOf(constraint)) }))
   return inputs.map((input) => {
-    const key = canonicalJson(input)
+    const { evidence: _evidence, ...meaning } = input as InterpretedConstraint
+    const key = canonicalJson(meaning)
     const match = available.findIndex((candidate) => candidate.key === key)
     const id = match === -1 ? newConstraintId() : available.splice(match, 1)[0]!.id
     return { ...input, id, source } as Constraint
@@ -236,10 +240,12 @@ export const answer = (
   }
   const mismatch = checkRevision(record, input.jobRevision)
   if (mismatch !== undefined) return Result.fail(mismatch)
+  // Either way the answers make the next revision, by which the evidence of a fact read from them points into them.
   const given = record.questions.filter((question) => question.id in input.answers).map((question) => ({
     questionId: question.id,
     question: question.text,
-    answer: input.answers[question.id]!
+    answer: input.answers[question.id]!,
+    revision: record.revision + 1
   }))
   const open = record.questions.filter((question) => !(question.id in input.answers))
   const answers = [...record.answers, ...given]

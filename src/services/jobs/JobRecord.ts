@@ -108,8 +108,20 @@ export const noWork = {
   run: 0
 } as const
 
-/** Part 1 kept fewer members: a record stored then reads with their starting values. */
-export const fromStored = (stored: unknown): JobRecord => ({ ...noWork, ...(stored as JobRecord) })
+/**
+ * Part 1 kept fewer members: a record stored then reads with their starting values. An answer stored
+ * before answers carried the revision they made has none, and the record cannot say which it was: it
+ * reads as made by the record's revision, the latest it can have made, and is stored so from the next
+ * change on (the interpreter then cites it with that revision).
+ */
+export const fromStored = (stored: unknown): JobRecord => {
+  const record: JobRecord = { ...noWork, ...(stored as JobRecord) }
+  const answers = record.answers as ReadonlyArray<Omit<Answer, "revision"> & { readonly revision?: number }>
+  return answers.every((answer) => answer.revision !== undefined) ? record : {
+    ...record,
+    answers: answers.map((answer) => ({ ...answer, revision: answer.revision ?? record.revision }))
+  }
+}
 
 /** A unit of background work: one run of one revision of a Job. */
 export interface RunRef {
