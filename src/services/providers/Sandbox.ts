@@ -1,12 +1,16 @@
 import canonicalize from "canonicalize"
+import { cityMapping } from "city-timezones"
+import countryToCurrency from "country-to-currency"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { createHash } from "node:crypto"
 import type { Constraint, Money } from "../../schema/Constraint.ts"
+import { currencyCodes } from "../../schema/Constraint.ts"
 import type { Unavailable } from "../../schema/Errors.ts"
 import type { ProposalDocument } from "../../schema/Proposal.ts"
+import { findPlace } from "../interpreter/Places.ts"
 import { WorkTiming } from "../jobs/WorkTiming.ts"
 import type { Inspection, Quote, QuoteRequest } from "./Provider.ts"
 import { ProviderPermanent, Providers, ProviderTimeout, ProviderTransient } from "./Provider.ts"
@@ -70,22 +74,69 @@ const money = (value: bigint, currency: string): Money => ({
 
 const tiers = [["Premium", 90n], ["Standard", 75n], ["Basic", 60n]] as const
 
+const currencyOf = countryToCurrency as Readonly<Record<string, string>>
+
+let zoneCountries: { readonly zones: Map<string, string>; readonly cities: Map<string, string> } | undefined
+const cityOf = (zone: string) => zone.slice(zone.lastIndexOf("/") + 1)
 /**
- * Up to three offers, the same for the same objective and constraints (their ids and sources aside):
- * within the budget when there is one, the price of one unit times the quantity.
+ * The country of a zone: that of its most populous city in the gazetteer (none for `UTC`, `Etc/GMT+2`, ...).
+ * A link (`US/Eastern`) reads as the zone it names, an older name (`America/Buenos_Aires`) by its city.
+ */
+const countryOfZone = (zone: string): string | undefined => {
+  if (zoneCountries === undefined) {
+    // Some places of the gazetteer have no zone.
+    const byPopulation = cityMapping.filter((city) => typeof city.timezone === "string").sort((a, b) => a.pop - b.pop)
+    zoneCountries = {
+      zones: new Map(byPopulation.map((city) => [city.timezone, city.iso2])),
+      cities: new Map(byPopulation.map((city) => [cityOf(city.timezone), city.iso2]))
+    }
+  }
+  const canonical = new Intl.DateTimeFormat("en-US", { timeZone: zone }).resolvedOptions().timeZone
+  const { cities, zones } = zoneCountries
+  return zones.get(zone) ?? zones.get(canonical) ?? (zone.includes("/") ? cities.get(cityOf(zone)) : undefined)
+}
+
+const countryOfPlace = (place: string): string | undefined => {
+  const found = findPlace(place)
+  return found?._tag === "Zone" && found.country !== "" ? found.country : undefined
+}
+
+/**
+ * The currency of the place the constraints name, when no budget names one: a time zone's country, else a
+ * location's (the first that has a currency of its own); none when nothing names a place.
+ */
+export const placeCurrency = (constraints: ReadonlyArray<Constraint>): string | undefined => {
+  const zones = constraints.flatMap((constraint) => constraint.type === "timezone" ? [constraint.zone] : [])
+  const places = constraints.flatMap((constraint) => constraint.type === "location" ? [constraint.place] : [])
+  const countries = [
+    ...zones.map((zone) => () => countryOfZone(zone)),
+    ...places.map((place) => () => countryOfPlace(place))
+  ]
+  for (const country of countries) {
+    const currency = currencyOf[country() ?? ""]
+    if (currency !== undefined && currencyCodes.has(currency)) return currency
+  }
+  return undefined
+}
+
+/**
+ * Up to three offers, the same for the same objective and constraints (their ids, sources and evidence
+ * aside): within the budget when there is one, the price of one unit times the quantity; in the budget's
+ * currency, else in that of the place the Job names, else in US dollars.
  */
 export const quotes = (request: QuoteRequest): ReadonlyArray<Quote> => {
   const wants = directivesOf(request.constraints)
   if (wants.has("no-offers")) return []
+  const { evidence: _words, ...objective } = request.objective
   const seed = sha256(
     canonicalize({
-      objective: request.objective,
-      constraints: request.constraints.map(({ id: _id, source: _source, ...input }) => input)
+      objective,
+      constraints: request.constraints.map(({ evidence: _evidence, id: _id, source: _source, ...input }) => input)
     })!
   )
   const budget = request.constraints.find((constraint) => constraint.type === "budget")
   const quantity = BigInt(request.constraints.find((constraint) => constraint.type === "quantity")?.count ?? 1)
-  const currency = budget?.max.currency ?? "USD"
+  const currency = budget?.max.currency ?? placeCurrency(request.constraints) ?? "USD"
   const base = 2000n + BigInt(Number.parseInt(seed.slice(0, 8), 16) % 18000)
   const summary = request.objective.summary.length > 80
     ? `${request.objective.summary.slice(0, 79)}…`

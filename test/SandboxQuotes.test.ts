@@ -1,0 +1,65 @@
+import { assert, describe, it } from "@effect/vitest"
+import type { Constraint, ConstraintInput, Objective } from "../src/schema/Constraint.ts"
+import type { JobId } from "../src/schema/JobRef.ts"
+import { quotes } from "../src/services/providers/Sandbox.ts"
+
+/** The sandbox's offers: in the budget's currency, else in the currency of the place the Job names. */
+
+const objective: Objective = { kind: "reservation", summary: "Dinner for 2" }
+const named = (constraints: ReadonlyArray<ConstraintInput>, source: Constraint["source"] = "interpreted") =>
+  constraints.map((constraint, i) => ({ ...constraint, id: `con_${i}`, source }) as Constraint)
+const offered = (constraints: ReadonlyArray<Constraint>, goal: Objective = objective) =>
+  quotes({ jobId: "job_1" as JobId, jobRevision: 1, objective: goal, constraints })
+const currencies = (constraints: ReadonlyArray<Constraint>) => [
+  ...new Set(
+    offered(constraints).flatMap((quote) => [
+      quote.price.currency,
+      quote.terms.cancellationFee.currency,
+      (quote.offer.details.unitPrice as { currency: string }).currency
+    ])
+  )
+]
+
+const paris = { type: "location", place: "Paris" } as const
+const zone = (name: string) => ({ type: "timezone", zone: name }) as const
+
+describe("Sandbox.quotes", () => {
+  it("prices in the budget's currency, whatever place the Job names", () => {
+    const budget = { type: "budget", max: { amount: "150.00", currency: "CHF" } } as const
+    assert.deepStrictEqual(currencies(named([paris, zone("Asia/Tokyo"), budget])), ["CHF"])
+  })
+
+  it("prices a Job with no budget in the currency of its time zone's country", () => {
+    assert.deepStrictEqual(currencies(named([zone("Europe/Paris")])), ["EUR"])
+    assert.deepStrictEqual(currencies(named([zone("Asia/Tokyo")])), ["JPY"])
+    assert.deepStrictEqual(currencies(named([zone("Europe/London")])), ["GBP"])
+    // A link names the zone it points to; an older name is read by its city.
+    assert.deepStrictEqual(currencies(named([zone("US/Eastern")])), ["USD"])
+    assert.deepStrictEqual(currencies(named([zone("America/Buenos_Aires")])), ["ARS"])
+  })
+
+  it("prices a Job with no budget and no known zone in the currency of its location", () => {
+    assert.deepStrictEqual(currencies(named([paris])), ["EUR"])
+    assert.deepStrictEqual(currencies(named([{ type: "location", place: "Rua Augusta 10, Lisbon" }])), ["EUR"])
+    assert.deepStrictEqual(currencies(named([zone("Etc/GMT-2"), { type: "location", place: "Zurich" }])), ["CHF"])
+    // A caller's place counts as much as an interpreted one.
+    assert.deepStrictEqual(currencies(named([{ type: "location", place: "near Shibuya station" }], "caller")), ["JPY"])
+  })
+
+  it("prices in US dollars only when nothing names a place it knows", () => {
+    assert.deepStrictEqual(currencies(named([])), ["USD"])
+    assert.deepStrictEqual(currencies(named([{ type: "quantity", count: 2 }, zone("UTC")])), ["USD"])
+    assert.deepStrictEqual(currencies(named([{ type: "location", place: "my sister's place" }])), ["USD"])
+  })
+
+  it("quotes the same offers whatever words the facts were read from", () => {
+    const bare = named([paris, { type: "quantity", count: 2 }])
+    const read = bare.map((constraint, i): Constraint => ({
+      ...constraint,
+      evidence: [{ text: "Paris", start: i, end: i + 5 }]
+    }))
+    const cited = { ...objective, evidence: [{ text: "Dinner", start: 0, end: 6 }] } as const
+    assert.strictEqual(offered(bare).length, 3)
+    assert.deepStrictEqual(offered(read, cited), offered(bare))
+  })
+})
