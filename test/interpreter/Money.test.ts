@@ -1,5 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
+import countryToCurrency from "country-to-currency"
+import fc from "fast-check"
 import { formatAmount, mentionOf, readMoney, resolveCurrency } from "../../src/services/interpreter/Money.ts"
+import { normalize } from "../../src/services/interpreter/Words.ts"
 
 /** [words, the place's countries, amount, currency as the place resolves it ("-": none, "A|B": either), per]. */
 type Row = readonly [string, ReadonlyArray<string>, string, string, string?]
@@ -232,6 +235,26 @@ describe("Money", () => {
         undefined,
         undefined
       ]
+    )
+  })
+
+  it("reads an amount as each country formats its own currency", () => {
+    const currencyOf = countryToCurrency as Record<string, string>
+    const countries = ("AR AT BE BR CA CH CL CO CZ DE DK ES FR GB HK HU ID IN IS IT JP KR MX MY NG NL NO NZ PE PH PL " +
+      "PT SE SG TH TR TW US UY VN ZA").split(" ")
+    fc.assert(
+      fc.property(fc.constantFrom(...countries), fc.integer({ min: 1, max: 999_999_999 }), (country, cents) => {
+        const currency = currencyOf[country]!
+        const locale = `${new Intl.Locale(`und-${country}`).maximize().language}-${country}`
+        const written = normalize(new Intl.NumberFormat(locale, { style: "currency", currency }).format(cents / 100))
+        const [m, ...rest] = readMoney(written, [country])
+        const exact = new Intl.NumberFormat("en", { style: "currency", currency }).formatToParts(cents / 100)
+          .filter((p) => p.type === "integer" || p.type === "fraction").map((p) => p.value).join("")
+        assert.deepStrictEqual(rest, [], written)
+        assert.strictEqual(m?.amount.replace(".", ""), exact, written)
+        assert.strictEqual(m.currency === undefined ? undefined : resolveCurrency(m.currency, [country]), currency)
+        assert.strictEqual(m.text, written.replace(/\.$/, ""))
+      })
     )
   })
 
