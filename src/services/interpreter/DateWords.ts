@@ -16,7 +16,11 @@ const re = (source: string) => new RegExp(`\\b${source}`, "gi")
  * "19h30", "the 15th", "Friday the 13th", "between 15 and 17 April", "in a fortnight". A date written
  * "12/03" can be March or December: it becomes a marker the reader asks about, unless one part is above 12.
  */
-export const rewrite = (text: Traced, today: Temporal.PlainDate): Traced => {
+const hours = "one two three four five six seven eight nine ten eleven twelve".split(" ")
+const hourWord = `(\\d{1,2}|${hours.join("|")})`
+const hourOf = (h: string) => (/^\d/.test(h) ? Number(h) : hours.indexOf(h.toLowerCase()) + 1)
+
+export const rewrite = (text: Traced, today: Temporal.PlainDate, dayFirst?: boolean): Traced => {
   const name = (d: Temporal.PlainDate) => `${d.day} ${months[d.month - 1]} ${d.year}`
   // "the 2nd ... back on the 16th": each day of the month named is on or after the one before it.
   let floor = today
@@ -31,17 +35,39 @@ export const rewrite = (text: Traced, today: Temporal.PlainDate): Traced => {
   }
   return text
     .replace(/\b(?:asap|as soon as possible|right now|right away|immediately|straight away)\b/gi, "now")
-    .replace(/\b(?:tmrw|tmr|tomorow|tommorow|2moro)\b/gi, "tomorrow")
+    .replace(/\b(?:tmrw|tmr|tomorow|tommorow|tomorrrow|2moro)\b/gi, "tomorrow")
+    .replace(/\b(?:wednsday|wensday|wedensday|wednesdy)\b/gi, "Wednesday")
+    .replace(/\b(?:thrusday|thursdy|thurdsay)\b/gi, "Thursday")
+    .replace(/\b(?:avant|antes de(?: las?)?|antes das?|vor)\s+(?=\d)/gi, "before ")
+    .replace(/\b(\d{1,2})[hu]([0-5]\d)\b/g, "$1:$2")
+    .replace(
+      new RegExp(`\\bhalf past ${hourWord}\\b|(?<=\\bat )half ${hourWord}\\b`, "gi"),
+      (_, a?: string, b?: string) => `${hourOf(a ?? b!)}:30`
+    )
+    .replace(new RegExp(`\\bquarter past ${hourWord}\\b`, "gi"), (_, h: string) => `${hourOf(h)}:15`)
+    .replace(new RegExp(`\\bquarter to ${hourWord}\\b`, "gi"), (_, h: string) => `${(hourOf(h) + 11) % 12 || 12}:45`)
+    .replace(
+      new RegExp(`\\b${hourWord}(?::(\\d{2}))?\\s?o'?clock\\b`, "gi"),
+      (_, h: string, m?: string) => `${hourOf(h)}:${m ?? "00"}`
+    )
+    .replace(
+      new RegExp(
+        `\\b(at|by|before|from|until|till) (${
+          hours.join("|")
+        })\\b(?= ?(?:[ap]\\.?m|in the|tonight|tomorrow|this|on|$))`,
+        "gi"
+      ),
+      (_, at: string, h: string) => `${at} ${hourOf(h)}`
+    )
     .replace(/\b(?:a|one) fortnight\b|\bfortnight\b/gi, "2 weeks")
     .replace(/\bmidday\b/gi, "noon")
     .replace(/\b(?:by |before )?(?:the )?end of (?:the |this )?week\b/gi, "by Sunday")
     .replace(/\b(?:the )?end of (?:the |this )?year\b/gi, `31 December ${today.year}`)
-    .replace(/\bhalf past (\d{1,2})\b|\b(?<=at )half (\d{1,2})\b/gi, (_, a?: string, b?: string) => `${a ?? b}:30`)
-    .replace(/\bquarter past (\d{1,2})\b/gi, "$1:15")
-    .replace(/\bquarter to (\d{1,2})\b/gi, (_, h: string) => `${(Number(h) + 11) % 12 || 12}:45`)
-    .replace(/\b(at|@|from|until|till|to) (\d{1,2})h(\d{2})?\b/gi, (_, at, h, m?: string) => `${at} ${h}:${m ?? "00"}`)
-    .replace(/\bat ([01]\d|2[0-3])([0-5]\d)\b/g, "at $1:$2")
-    .replace(/\b(\d{1,2})(?::(\d{2}))?\s?o'?clock\b/gi, (_, h: string, m?: string) => `${h}:${m ?? "00"}`)
+    .replace(
+      /\b(at|@|from|until|till|to|before|by|à|a las|um) (\d{1,2})h(\d{2})?\b/gi,
+      (_, at, h, m?: string) => `${at} ${h}:${m ?? "00"}`
+    )
+    .replace(/\bat ([01]\d|2[0-3])([0-5]\d)\b(?!\s+\p{Lu})/gu, "at $1:$2")
     .replace(/\b(\d{1,2}) ?ish\b/gi, "$1")
     .replace(/\b(\d{1,2}(?::\d{2})?) or (\d{1,2}(?::\d{2})?) ?([ap]\.?m\.?)/gi, "$1$3 or $2$3")
     .replace(/\bat (\d{1,2}(?::\d{2})?) or (\d{1,2}(?::\d{2})?)\b(?! ?[ap]\.?m)/gi, "at $1 or at $2")
@@ -69,6 +95,10 @@ export const rewrite = (text: Traced, today: Temporal.PlainDate): Traced => {
       if (x > 12 && z >= 1 && z <= 12) return `${x} ${months[z - 1]}${year}`
       if (z > 12 && x >= 1 && x <= 12) return `${z} ${months[x - 1]}${year}`
       if (x === z && x >= 1 && x <= 12) return `${x} ${months[x - 1]}${year}`
+      // The place decides the order: "5/6" is 6 May in Chicago and 5 June in Dublin.
+      if (dayFirst !== undefined && x >= 1 && x <= 12 && z >= 1 && z <= 12) {
+        return dayFirst ? `${x} ${months[z - 1]}${year}` : `${z} ${months[x - 1]}${year}`
+      }
       return x >= 1 && x <= 12 && z >= 1 && z <= 12 ? `«${all.replaceAll("/", "⁄")}»` : all
     })
 }

@@ -1,7 +1,7 @@
 import * as chrono from "chrono-node/en"
 import { Temporal } from "temporal-polyfill"
 import type { ObjectiveKind } from "../../schema/Constraint.ts"
-import { dayParts, isNextWeekday, isThisWeekday, rewrite } from "./DateWords.ts"
+import { dayParts, isThisWeekday, rewrite } from "./DateWords.ts"
 import type { Words } from "./Text.ts"
 import { Traced, wordsOf } from "./Text.ts"
 import { countOf } from "./Words.ts"
@@ -20,6 +20,16 @@ export interface When {
   /** Only a day, or only a time: "on Friday" and "at 8" said apart are one moment. */
   readonly part: "day" | "time" | "both"
   readonly problem?: "past" | "ambiguous" | "contradiction" | "meridiem"
+  /** Named by its weekday alone ("Sunday"): a later one is meant when it would come before a day said earlier. */
+  readonly weekday?: true
+  /** Said as one of several ("Saturday and Sunday", "out ... and back", "check in ..., check out ..."). */
+  readonly linked?: true
+}
+
+/** How the place writes dates and times (Locale.ts). */
+export interface Conventions {
+  readonly dayFirst?: boolean | undefined
+  readonly clock24?: boolean
 }
 
 const atMinute = (t: Local) => t.with({ second: 0, millisecond: 0, microsecond: 0, nanosecond: 0 })
@@ -30,7 +40,8 @@ export const meridiem = (context: string, kind: ObjectiveKind) => {
   const business = ["appointment", "service", "delivery", "purchase"].includes(kind)
   return (h: number): "am" | "pm" | undefined => {
     if (am !== pm) return am ? "am" : "pm"
-    if (lunch || business) return h >= (lunch ? 11 : 8) ? "am" : h <= (lunch ? 4 : 6) ? "pm" : undefined
+    // A business at 8 to 11 is the morning and at 12 to 5 the afternoon; at 6 or 7 it could be either.
+    if (lunch || business) return h >= (lunch ? 11 : 8) ? "am" : h <= (lunch ? 4 : 5) ? "pm" : undefined
     return table && h !== 11 ? "pm" : undefined
   }
 }
@@ -39,9 +50,17 @@ const componentsOf = (c: { get: (component: "year" | "month" | "day" | "hour" | 
   new Temporal.PlainDateTime(c.get("year")!, c.get("month")!, c.get("day")!, c.get("hour") ?? 0, c.get("minute") ?? 0)
 
 /** The times named, against `now` on the place's clock, and the rewritten text the other readers read. */
-export const readDates = (input: Traced | string, now: Local, kind: ObjectiveKind, context = input.toString()) => {
-  const traced = rewrite(typeof input === "string" ? Traced.of(input, 0) : input, now.toPlainDate())
+export const readDates = (
+  input: Traced | string,
+  now: Local,
+  kind: ObjectiveKind,
+  context = input.toString(),
+  place: Conventions = {}
+) => {
+  const traced = rewrite(typeof input === "string" ? Traced.of(input, 0) : input, now.toPlainDate(), place.dayFirst)
   const text = traced.text
+  // "17:30" or "07:10" anywhere says the clock is a 24-hour one, and so is "8:40" in the place's own way of writing.
+  const twentyFour = place.clock24 === true || /\b(?:0\d|1[3-9]|2[0-3])[:.][0-5]\d\b/.test(text)
   const reference = { instant: new Date(Date.UTC(now.year, now.month - 1, now.day, now.hour, now.minute)), timezone: 0 }
   const today = now.toPlainDate().toPlainDateTime()
   const halfDay = meridiem(context, kind)
@@ -69,6 +88,10 @@ export const readDates = (input: Traced | string, now: Local, kind: ObjectiveKin
       /\b(?:today|tonight|tomorrow|now|this (?:morning|afternoon|evening))\b/.test(lower)
     // chrono reads a bare number as an hour: "120 to 150 CHF", "at 5 Main Street", "from 1 July".
     const after = text.slice(r.index + r.text.length, r.index + r.text.length + 20)
+    // "€120 a night", "R$ 300": an amount, never a time.
+    if (/(?:[$€£¥₹₩₪₦₱฿₫₺]|\b[A-Z]{3}|\bR\$?|\bS\/\.?)\s?$/u.test(text.slice(Math.max(0, r.index - 4), r.index))) {
+      continue
+    }
     if (!/^(?:at|@)\s|\p{L}{3,}|\d[:/.-]\d|\d\s?[ap]\.?m/iu.test(lower.replace(/\b(?:to|and|from|on|the|or)\b/g, ""))) {
       continue
     }
@@ -93,8 +116,8 @@ export const readDates = (input: Traced | string, now: Local, kind: ObjectiveKin
     if (s.isCertain("weekday") && !s.isCertain("day")) {
       const wanted = s.get("weekday")!
       let ahead = (wanted - (now.dayOfWeek % 7) + 7) % 7
-      if (ahead === 0 && isNextWeekday(lower)) ahead = 7
-      if (ahead === 0 && !isThisWeekday(lower) && !/\bthis\b/.test(before.slice(-6))) problem = "ambiguous"
+      // A weekday said on that weekday is the next one: today would be "today" or "tonight".
+      if (ahead === 0 && !isThisWeekday(lower) && !/\bthis\b/.test(before.slice(-6))) ahead = 7
       if (!/weekend/.test(lower)) {
         start = start.with({ year: now.year, month: now.month, day: now.day }).add({ days: ahead })
       }
@@ -102,14 +125,23 @@ export const readDates = (input: Traced | string, now: Local, kind: ObjectiveKin
     if (s.isCertain("weekday") && s.isCertain("day") && start.dayOfWeek % 7 !== s.get("weekday")) {
       problem = "contradiction"
     }
-    if (hasTime && !s.isCertain("meridiem") && s.get("hour")! >= 1 && s.get("hour")! <= 11 && !/\b0\d:/.test(lower)) {
-      const half = halfDay(s.get("hour")!)
+    // "9-11am", "between 2 and 4pm": the start is in the end's half of the day when it comes before it.
+    const endHalf = r.end?.isCertain("meridiem") ? r.end.get("meridiem") : undefined
+    const hour = s.get("hour")!
+    const written24 = twentyFour && /\d[:.][0-5]\d/.test(lower)
+    if (hasTime && !s.isCertain("meridiem") && hour >= 1 && hour <= 11 && !/\b0\d:/.test(lower) && !written24) {
+      const endHour = r.end?.get("hour") ?? 0
+      const half = endHalf === 1 && hour + 12 <= endHour ? "pm" : endHalf === 0 ? "am" : halfDay(hour)
       if (half === "pm") start = start.add({ hours: 12 })
       else if (half === undefined) problem ??= "meridiem"
     }
     const within = lower.startsWith("within")
     const minute = (t: Local): [Local, Local] => [atMinute(t), atMinute(t).add({ minutes: 1 })]
     const day = start.toPlainDate().toPlainDateTime()
+    const monday = (ahead: number): [Local, Local] => {
+      const first = today.subtract({ days: now.dayOfWeek - 1 }).add({ days: ahead })
+      return [first, first.add({ days: 7 })]
+    }
     const saturday = today.add({
       days: (6 - (now.dayOfWeek % 7) + 7) % 7 + (/next/.test(lower) && now.dayOfWeek < 6 ? 7 : 0)
     })
@@ -120,7 +152,7 @@ export const readDates = (input: Traced | string, now: Local, kind: ObjectiveKin
       /\bweekend\b/.test(lower) ?
       [saturday, saturday.add({ days: 2 })] :
       /\b(?:this|next|the following) week\b/.test(lower) ?
-      [day.subtract({ days: start.dayOfWeek - 1 }), day.add({ days: 8 - start.dayOfWeek })] :
+      monday(/\b(?:next|following)\b/.test(lower) ? 7 : 0) :
       !hasDay && !hasTime && s.isCertain("month") ?
       [day.with({ day: 1 }), day.with({ day: 1 }).add({ months: 1 })] :
       within ?
@@ -129,11 +161,16 @@ export const readDates = (input: Traced | string, now: Local, kind: ObjectiveKin
       minute(start) :
       [day, day.add({ days: 1 })]
     const clock = hasTime && !relative && !/\bnow\b/.test(lower)
-    const deadline = within || /\b(?:by|before|no later than|latest)\s+(?:the\s+)?$/.test(before)
+    const deadline = within || /\b(?:by|before|no later than|latest)\s+(?:the\s+)?$/.test(before) ||
+      /\b(?:by|before)\s+\d/.test(lower)
     if (r.end !== null && r.end !== undefined) {
       const end = componentsOf(r.end)
       if (r.end.isCertain("hour")) to = end.with({ day: from.day, month: from.month, year: from.year })
       else to = end.toPlainDate().toPlainDateTime().add({ days: 1 })
+      // "Friday to Sunday" said on a Saturday: the Sunday after that Friday.
+      while (r.end.isCertain("weekday") && !r.end.isCertain("day") && Temporal.PlainDateTime.compare(to, from) <= 0) {
+        to = to.add({ days: 7 })
+      }
       if (Temporal.PlainDateTime.compare(to, from) <= 0) problem ??= "ambiguous"
     }
     if (deadline && !within) [from, to] = /\bbefore\s+(?:the\s+)?$/.test(before) || hasTime ? [from, from] : [to, to]
@@ -142,6 +179,7 @@ export const readDates = (input: Traced | string, now: Local, kind: ObjectiveKin
     const part = hasDay || s.isCertain("month") || relative ? (hasTime ? "both" : "day") : "time"
     const words = [wordsOf(traced, ...span)]
     whens.push({
+      ...(s.isCertain("weekday") && !s.isCertain("day") && !relative ? { weekday: true } : {}),
       text: r.text,
       span,
       words,
@@ -156,13 +194,41 @@ export const readDates = (input: Traced | string, now: Local, kind: ObjectiveKin
   return { whens: combine(whens, text, now), text, traced }
 }
 
-/** "this weekend, Saturday at 7pm" is the narrower; "7pm or 8pm" a window from the first to the last. */
-const combine = (whens: Array<When>, text: string, now: Local): Array<When> => {
-  const days = whens.filter((w) => w.part === "day" && !w.deadline)
-  const times = whens.filter((w) => w.part === "time")
-  if (days.length === 1 && times.length === 1) {
-    const merged = join(days[0]!, times[0]!, now)
-    whens = whens.filter((w) => w !== days[0] && w !== times[0]).concat([merged]).sort((a, b) => a.span[0] - b.span[0])
+const bySpan = (a: When, b: When) => a.span[0] - b.span[0]
+const later = (w: When, days: number): When => ({ ...w, from: w.from.add({ days }), to: w.to.add({ days }) })
+
+/**
+ * Times said in pieces, made whole: a time joins the day said nearest before it (else after it); days
+ * listed with "and" share the time said last ("Saturday and Sunday at noon"); a weekday comes on or
+ * after the day said before it ("Friday out, back Sunday"). "this weekend, Saturday at 7pm" is the
+ * narrower; "7pm or 8pm" a window from the first to the last.
+ */
+const combine = (input: Array<When>, text: string, now: Local): Array<When> => {
+  let whens = [...input].sort(bySpan)
+  for (const time of whens.filter((w) => w.part === "time")) {
+    const days = whens.filter((w) => w.part === "day" && !w.deadline)
+    const day = days.filter((d) => d.span[0] < time.span[0]).at(-1) ?? days.find((d) => d.span[0] > time.span[0])
+    if (day !== undefined) {
+      whens = whens.filter((w) => w !== day && w !== time).concat([join(day, time, now)]).sort(bySpan)
+    }
+  }
+  whens = whens.map((w, i) => {
+    const next = whens[i + 1]
+    const listed = next !== undefined && /^\s*(?:and|&)\s*$/.test(text.slice(w.span[1], next.span[0]))
+    return w.part === "day" && !w.deadline && next?.part === "both" && listed
+      ? join(w, { ...next, part: "time" }, now)
+      : w
+  })
+  for (let i = 1; i < whens.length; i++) {
+    const [before, w] = [whens[i - 1]!, whens[i]!]
+    let moved = w
+    while (moved.weekday && Temporal.PlainDate.compare(moved.from.toPlainDate(), before.from.toPlainDate()) < 0) {
+      moved = later(moved, 7)
+    }
+    const gap = text.slice(before.span[1], w.span[0])
+    const list =
+      /^\s*[,;&]|\b(?:and|back|return(?:ing)?|until|till|to|then|check(?:ing)? out|leaving|departing|drop(?:ping)? off)\b/i
+    whens[i] = list.test(gap) ? { ...moved, linked: true } : moved
   }
   if (whens.length !== 2) return whens
   const [a, b] = whens as [When, When]
@@ -200,7 +266,13 @@ export const join = (day: When, time: When, now: Local): When => {
     from,
     to: from.add(time.to.since(time.from))
   }
-  return { ...joined, part: "both", ...(problem === undefined ? {} : { problem }) }
+  const { weekday: _w, ...moment } = joined
+  return {
+    ...moment,
+    part: "both",
+    ...(day.weekday ? { weekday: true } : {}),
+    ...(problem === undefined ? {} : { problem })
+  }
 }
 
 export const isReturnTrip = (text: string) => /\b(?:back|return(?:ing)?|round[- ]trip)\b/i.test(text)

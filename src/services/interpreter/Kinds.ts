@@ -10,13 +10,25 @@ import lexicon from "./Lexicon.json" with { type: "json" }
 const tiers: ReadonlyArray<Readonly<Partial<Record<ObjectiveKind, string>>>> = lexicon.kinds
 const index: ReadonlyArray<ReadonlyArray<readonly [RegExp, ObjectiveKind]>> = tiers.map((tier) =>
   Object.entries(tier).flatMap(([kind, words]) =>
-    words.split(" ").map((w) => [new RegExp(`\\b(?:${w.replace("-", "[- ]")})(?![\\w'])`, "i"), kind as ObjectiveKind])
+    words.split(" ").map((w) => [
+      new RegExp(`\\b(?:${w.replaceAll("-", "[- ]")})(?:e?s)?(?![\\w'])`, "i"),
+      kind as ObjectiveKind
+    ])
   )
 )
 
 const bookNoun = /\b(?:a|the|this|that|my|her|his|new|good|\d+|two|three|some|cook|children's)\s+books?\b/i
 /** "train station", "bus stop", "table tennis": the word names a place or a thing, not the kind. */
 const notKind = /\b(?:train|bus|coach|ferry) (?:station|stop|terminal)s?\b|\btable tennis\b|\bhotel (?:bar|lobby)\b/gi
+/** Things moved from one place to another are a delivery: "4 boxes of books need to go from A to B". */
+const goods =
+  /\b(?:box(?:es)?|hampers?|parcels?|packages?|keys|documents|papers|books|lease|envelopes?|letters?|bags?|suitcases?|brochures|samples)\b/i
+const moved = /\bfrom\b[^.]{1,120}?\b(?:over )?(?:to|into)\b/i
+const bought = /\b(?:buy|order|purchase)\b/i
+/** Tickets for a leg of a journey are transport: "2 tickets on the 7:05 from Amsterdam Centraal". */
+const leg =
+  /\b(?:tickets?|seats?)\b[^.]*\b(?:from|to)\b[^.]*\b(?:station|centraal|centrale|termini|hbf|hauptbahnhof|gare|airport)\b|→/i
+
 /** The kind, and where the words that decided it are (none for `other`). */
 export const readKindAt = (
   text: string
@@ -25,6 +37,14 @@ export const readKindAt = (
   const blank = (m: string) => " ".repeat(m.length)
   const t = text.replace(notKind, blank).replace(bookNoun, (m) => " gift ".padEnd(m.length))
     .replace(/\b(?:from|to|at|near|in|outside) (?:the|my|our|your|his|her|their) [\w'-]+/gi, blank)
+    // "at the Skylight Hotel", "from Cape Town International": a named place, whatever its name says.
+    .replace(/\b(?:from|to|at|near|in|outside|into)\s+(?:the\s+)?(?:\p{Lu}[\p{L}'&.-]*(?:\s+|$))+/gu, blank)
+  const goodsMoved = goods.exec(text)
+  if (goodsMoved !== null && moved.test(text) && !bought.test(text)) {
+    return { kind: "delivery", span: [goodsMoved.index, goodsMoved.index + goodsMoved[0].length] }
+  }
+  const journey = leg.exec(text)
+  if (journey !== null) return { kind: "transport", span: [journey.index, journey.index + journey[0].length] }
   for (const tier of index) {
     const hits = tier.flatMap(([pattern, kind]) => {
       const m = pattern.exec(t)

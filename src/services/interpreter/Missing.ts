@@ -55,22 +55,18 @@ export class Findings {
   }
 
   /**
-   * What each kind of objective cannot go without (README, "The Interpreter"): a place where the thing
-   * happens for reservations, journeys and deliveries, and which event, for tickets to "the match".
+   * Places only the person knows ("by my sister's", "our regular spot", "home") ask where, unless the
+   * caller gave a location; tickets to "the match" ask which match.
    */
-  needs(kind: ObjectiveKind, request: string, places: ReadonlyArray<Place>, caller: ReadonlyArray<ConstraintInput>) {
+  vagueness(
+    kind: ObjectiveKind,
+    request: string,
+    places: ReadonlyArray<Place>,
+    caller: ReadonlyArray<ConstraintInput>
+  ) {
     const vague = places.find((p) => p.vague)
-    const given = caller.some((c) => c.type === "location")
-    const home = kind === "service" &&
-      /\b(?:my|our) (?:place|house|flat|apartment|home|office)\b/i.test(vague?.text ?? "")
-    if (vague !== undefined && !given && !home) {
-      this.ask("location", `Where exactly is ${vague.text}? Please give its name or address.`)
-    }
-    const zoneGiven = caller.some((c) => c.type === "timezone") && kind === "reservation"
-    const where =
-      { transport: "Where from, and where to?", delivery: "Where should it go?", reservation: "Where?" }[kind as string]
-    if (where !== undefined && places.length === 0 && !given && !zoneGiven) {
-      this.ask("location", `${where} Please give the city, or the address.`)
+    if (vague !== undefined && !caller.some((c) => c.type === "location")) {
+      this.ask("location", `Where exactly is ${quoted(vague.text)}? Please give its name or address.`)
     }
     const events = "match|game|concert|show|gig|play|event|festival|fight|race"
     const event = new RegExp(`\\b(?:the|that|this) (${events})\\b`, "i").exec(request)

@@ -1,6 +1,7 @@
 import countryToCurrency from "country-to-currency"
 import { currencyCodes } from "../../schema/Constraint.ts"
 import data from "./Currencies.json" with { type: "json" }
+import { localeOf } from "./Locale.ts"
 import { matches } from "./Words.ts"
 
 /** A currency by its code, or a sign or word several currencies share ("$", "kr", "pesos"): the place decides. */
@@ -32,14 +33,6 @@ const memo = <A>(f: (key: string) => A) => {
   return (key: string): A => {
     if (!cache.has(key)) cache.set(key, f(key))
     return cache.get(key)!
-  }
-}
-/** The language a country writes in, with the country: "es-CL", "ar-MA" (a maximised script can change the digits). */
-const localeOf = (country: string): string | undefined => {
-  try {
-    return `${new Intl.Locale(`und-${country}`).maximize().language}-${country}`
-  } catch {
-    return undefined
   }
 }
 const commaDecimal = memo((country) => {
@@ -242,3 +235,7 @@ export const formatAmount = (amount: string, currency: string, times = 1): strin
   if (whole.length > 15) return "too-large"
   return digits === 0 ? whole : `${whole}.${s.slice(s.length - digits)}`
 }
+
+/** The country whose own currency a code is (ISO 4217 codes begin with the country's: JPY is Japan's). */
+export const homeOf = (code: string): string | undefined =>
+  currencyOf[code.slice(0, 2)] === code ? code.slice(0, 2) : undefined

@@ -4,14 +4,18 @@ import type { ConstraintInput, Objective, ObjectiveKind } from "../../schema/Con
 import { summaryMaxLength } from "../../schema/Constraint.ts"
 import type { Amount } from "./Budget.ts"
 import { readBudget } from "./Budget.ts"
-import type { When } from "./Dates.ts"
+import type { Conventions, When } from "./Dates.ts"
 import { isReturnTrip, join, readDates } from "./Dates.ts"
 import type { Interpretation, InterpretInput } from "./Interpreter.ts"
 import { readKindAt } from "./Kinds.ts"
+import { clock24, dayFirst } from "./Locale.ts"
 import { Findings } from "./Missing.ts"
-import { readMoney } from "./Money.ts"
+import { homeOf, readMoney, resolveCurrency } from "./Money.ts"
+import type { Fact } from "./Needs.ts"
+import { askMissing, hedge, isGeneric, needed, pluralItem, shapeOf } from "./Needs.ts"
 import type { Place } from "./Places.ts"
-import { findPlace, namedZonesAt, readPlaces, readZoneAnswer } from "./Places.ts"
+import { findPlace, namedZonesAt, onlyARegion, zoneOfCountry } from "./Places.ts"
+import { readPlaces, readZoneAnswer } from "./PlaceWords.ts"
 import type { CountRead } from "./Quantities.ts"
 import { decideCounts, readCounts } from "./Quantities.ts"
 import type { Source, Words } from "./Text.ts"
@@ -23,12 +27,20 @@ import { dedupe, mask } from "./Words.ts"
 type Named = Place & { readonly words: ReadonlyArray<Words> }
 
 /** The times, amounts and counts of one text: the request's, or an answer's (read knowing what it answers). */
-const readText = (q: string, traced: Traced, now: Temporal.PlainDateTime, kind: ObjectiveKind, context: string) => {
+const readText = (
+  q: string,
+  traced: Traced,
+  now: Temporal.PlainDateTime,
+  kind: ObjectiveKind,
+  context: string,
+  place: Conventions,
+  countries: ReadonlyArray<string>
+) => {
   const lead = q === "q_budget" || q === "q_budget_amount" ? "budget " : q === "q_quantity_people" ? "for " : ""
-  const dates = readDates(Traced.concat([Traced.added(lead), traced]), now, kind, context)
+  const dates = readDates(Traced.concat([Traced.added(lead), traced]), now, kind, context, place)
   const rewritten = dates.traced
   const rest = mask(dates.text, dates.whens.map((w) => w.span))
-  const money: Array<Amount> = readMoney(rest).map((m) => ({ ...m, words: [wordsOf(rewritten, ...m.span)] }))
+  const money: Array<Amount> = readMoney(rest, countries).map((m) => ({ ...m, words: [wordsOf(rewritten, ...m.span)] }))
   const counts: Array<CountRead> = readCounts(mask(rest, money.map((m) => m.span)))
     .map((c) => ({ ...c, words: [wordsOf(rewritten, ...c.span)] }))
   return { q, text: traced.text, words: wordsOf(traced, 0, traced.text.length), whens: dates.whens, money, counts }
@@ -122,20 +134,39 @@ export const interpretRequest = (input: InterpretInput): Interpretation => {
     callerZone !== undefined ?
     { zone: callerZone, words: [] } :
     named[0] ?? zones[0]
-  const zone = chosen?.zone
+  // A currency that is one country's says where, when nothing else does: "9,000 yen", "700 Kč", "50 bucks".
+  const placeCountries = zones.map((z) => z.country)
+  const spent = readMoney(request.text, placeCountries).flatMap((m) => {
+    const code = m.currency === undefined ? undefined : resolveCurrency(m.currency, placeCountries)
+    const country = typeof code === "string" ? homeOf(code) : undefined
+    return country === undefined ? [] : [{ country, words: [wordsOf(request, ...m.span)] }]
+  })[0]
+  const home = spent === undefined ? undefined : zoneOfCountry(spent.country)
+  const fallback = chosen ??
+    (home?._tag === "Zone" && spent !== undefined ? { zone: home.zone, words: spent.words } : undefined)
+  const zone = fallback?.zone
   const zoneCountry = zone === undefined ? undefined : findPlace(zone.split("/").pop()!.replaceAll("_", " "))
-  const countries = [...zones.map((z) => z.country), zoneCountry?._tag === "Zone" ? zoneCountry.country : ""]
+  const countries = [
+    ...placeCountries,
+    zoneCountry?._tag === "Zone" ? zoneCountry.country : "",
+    placeCountries.length === 0 ? spent?.country ?? "" : ""
+  ]
 
   // Each text read on the place's clock; an answer's facts replace the request's.
   const now = Temporal.Instant.fromEpochMilliseconds(DateTime.toEpochMillis(input.createdAt))
     .toZonedDateTimeISO(zone ?? "UTC").toPlainDateTime()
-  const mine = readText("", request, now, kind, context)
-  const read = answers.map((a) => readText(a.q, a.traced, now, kind, context))
-  const table = kind === "reservation" &&
-    /\b(?:table|restaurant|dinner|lunch|brunch|breakfast|resturant)\b/i.test(request.text)
-  const counts = decideCounts(mine.counts, read, table, caller, result)
+  const located = countries.filter((c) => c !== "")
+  const conventions = { dayFirst: dayFirst(located), clock24: clock24(located) }
+  const mine = readText("", request, now, kind, context, conventions, located)
+  const read = answers.map((a) => readText(a.q, a.traced, now, kind, context, conventions, located))
+  const shape = shapeOf(kind, request.text)
+  const counts = decideCounts(mine.counts, read, false, caller, result)
+  const hedged = [request, ...answers.map((a) => a.traced)].map((t) => hedge(t.text)?.[0]).find((h) => h !== undefined)
   const times = decideTimes(read.reduce<ReadonlyArray<When>>((whens, a) => merge(now)(whens, a.whens), mine.whens), {
     kind,
+    shape,
+    nights: counts.get("nights") ?? counts.get("night"),
+    hedge: asked("q_date") ? undefined : hedged,
     zone,
     zoneConflict: conflict,
     zones: [...(callerZone === undefined ? [] : [callerZone]), ...named.map((z) => z.zone)],
@@ -149,13 +180,44 @@ export const interpretRequest = (input: InterpretInput): Interpretation => {
       counts.get("nights") ?? (times.nights === undefined ? undefined : { count: times.nights, words: times.words }) :
       [...counts].find(([u]) => u.includes(unit))?.[1] ??
         (unit === "item" && counts.size === 1 ? [...counts.values()][0] : undefined)
-  const placeWords = zones.length > 0 ? zones[0]!.words : chosen?.words ?? []
+  const placeWords = zones.length > 0 ? zones[0]!.words : fallback?.words ?? []
   const budgets = of("budget").map((c) => c.max)
   readBudget(mine.money, read, countries.filter((c) => c !== ""), placeWords, budgets, perUnit, result)
   if (times.used && zone !== undefined && zone !== "UTC" && (callerZone === undefined || !sameZone(zone, callerZone))) {
-    result.add({ type: "timezone", zone }, chosen?.words ?? [])
+    result.add({ type: "timezone", zone }, fallback?.words ?? [])
   }
-  result.needs(kind, request.text, places, caller)
+  result.vagueness(kind, request.text, places, caller)
+  // What the objective needs and the words do not give (Needs.json), asked once each.
+  const given = callerPlaces.length > 0
+  const placed = (role: Place["role"] | "any", address = false) =>
+    places.some((p) => !p.vague && (role === "any" || p.role === role) && (!address || !onlyARegion(p.text)))
+  const item = /\b(?:order|buy|get|purchase|send)\s+(?:me\s+|us\s+|some\s+)?([\p{L}-]+)/iu.exec(request.text)?.[1]
+  const have: Record<Fact, boolean> = {
+    place: given || placed("any"),
+    origin: given || placed("from"),
+    destination: placed("to"),
+    pickup: given || placed("from"),
+    address: given || placed("to", true) || placed("at", true),
+    day: times.day,
+    time: times.time,
+    until: times.until || counts.has("nights") || counts.has("night"),
+    party: counts.has("people"),
+    count: [...counts.keys()].some((u) =>
+      /^(?:people|.*\b(?:tickets?|seats?|passes)\b.*)$/.test(u) || u.includes(pluralItem(request.text) ?? "\u0000")
+    ),
+    item: item === undefined || !isGeneric(item)
+  }
+  const why: Partial<Record<Fact, string>> = {
+    ...(times.vague === undefined ? {} : { day: `${times.vague} is not one day.` }),
+    ...(times.said === undefined || times.time ? {} : { time: `${times.said} names no time.` }),
+    ...(item === undefined ? {} : { item: `"${item}" does not say what.` })
+  }
+  if (!result.asks("date") && !result.asks("time")) askMissing(needed(shape, request.text), (f) => have[f], result, why)
+  else {askMissing(
+      needed(shape, request.text).filter((f) => f !== "day" && f !== "time" && f !== "until"),
+      (f) => have[f],
+      result
+    )}
   if (times.needsZone && !result.asks("location")) result.ask("timezone", "Which time zone? Name the city or the zone.")
   return result.interpretation(objective)
 }

@@ -1,0 +1,120 @@
+import { isTimeZoneName } from "../../schema/Constraint.ts"
+import lexicon from "./Lexicon.json" with { type: "json" }
+import type { Found, Place } from "./Places.ts"
+import { aliases, findPlace, isTown, namedZones, zoneFound } from "./Places.ts"
+import { fold, matches } from "./Words.ts"
+
+const words = lexicon.placeWords
+/** A capitalised word of a name, or a word that can stand in one ("utca", "de", "&"). */
+const upper = String.raw`\p{Lu}[\p{L}\d'’.&-]*`
+const inside = `(?:${words.inside})(?=\\s+(?:\\p{Lu}|\\d|(?:${words.inside})\\b))`
+const number = String
+  .raw`\d+[A-Za-z]?(?=\s*[,)]|\s+\p{Lu}|\s+(?:${words.inside}|into|to|in|and|on|at|by|for|from|near)\b|$)`
+/** One name: "Salon Kallio", "12 Rothschild Blvd", "rue Saint-Denis", "Ráday utca 4", "Keflavík airport". */
+const name = `(?:\\d+[A-Za-z]?\\s+)?(?:(?:${words.streets})\\s+)?${upper}(?:\\s+(?:${upper}|${number}|${inside}))*` +
+  `(?:\\s+(?:${words.after}))?`
+/** Names joined by commas: "Costes, Ráday utca 4, Budapest". */
+const chain = `${name}(?:\\s*,\\s*${name})*`
+const placePattern = new RegExp(
+  String
+    .raw`(?<![\p{L}\d])(in|at|near|around|to|from|towards|into|outside|by|out of|via|on the|reach|→)\s+(?:the\s+)?(${chain}|the (?:airport|station|train station|city cent(?:re|er)|beach|port|harbou?r|hospital|old town))`,
+  "gu"
+)
+const vaguePattern =
+  /\b(?:in|at|near|to|from|by|around)\s+((?:my|our|your|his|her|their)\s+(?:[a-z]+'s(?:\s+(?:place|house|flat))?|(?:usual|regular|favou?rite|normal|old)\s+[a-z]+|place|house|flat|apartment|office|spot|hotel|work|home)|home|the\s+(?:usual|regular|same)\s+[a-z]+|\p{Lu}[a-z]+'s\s+(?:place|house|flat))(?=[\s,.!?]|$)/gu
+const notPlace = new RegExp(`^(?:${words.notPlace}|[A-Z]{2,4})$`)
+/** Words that start a sentence without naming anything: "Reserve Chicha, ...", "Taxi to ...". */
+const leading = new RegExp(`^(?:(?:${words.leading})\\s+)+`, "i")
+const role = (prep: string): Place["role"] =>
+  ({ from: "from", "out of": "from", to: "to", into: "to", towards: "to", reach: "to", "→": "to" } as const)[
+    prep as "to"
+  ] ?? "at"
+/** "pick up keys at X", "from our printer at X", "drop them at X": where the thing goes from, or to. */
+const fromBefore =
+  /\b(?:pick(?:ing)?[- ]?up|collect)\b[^.]{0,40}$|\bfrom\s+(?:(?:my|our|his|her|their|the|a)\s+)?[\p{L}' ]{1,30}$/iu
+const toBefore = /\b(?:drop(?:ping)?|deliver(?:ing)?|leave)\b[^.]{0,25}$/i
+
+/** The places a text names, after a word that introduces one; a text written all in lower case is read too. */
+export const readPlaces = (input: string): Array<Place> => {
+  const text = /\p{Ll}/u.test(input) ? input : input.toLowerCase()
+  const lowerOnly = !/\p{Lu}/u.test(text.slice(1))
+  const source = !lowerOnly ? text : text.replace(/\b(?:in|at|to|from|near)\s+([a-z]+)(?: ([a-z]+))?/g, (all, a, b) => {
+    const hit = [`${a} ${b}`, a].find((n) => isTown(n))
+    return hit === undefined ? all : all.replace(hit, hit.replace(/\b\p{L}/gu, (c: string) => c.toUpperCase()))
+  })
+  // "my usual place in Paris", "my office at 5 Main Street": the place that follows says where.
+  const vague = matches(source, vaguePattern).filter((m) => {
+    const after = source.slice(m.index + m[0].length, m.index + m[0].length + 40)
+    const next = /^\s+(?:in|at)\s+(?:\d+\s+)?(\p{Lu}[\p{L}\d]*)/u.exec(after)?.[1]
+    return next === undefined || notPlace.test(next)
+  })
+  const places: Array<Place> = vague.map((m) => ({
+    text: m[1]!,
+    role: "at",
+    vague: true,
+    span: [m.index + m[0].length - m[1]!.length, m.index + m[0].length]
+  }))
+  const taken = (start: number, end: number) => places.some((p) => p.span[0] < end && start < p.span[1])
+  const add = (text: string, at: number, placeRole: Place["role"], prefix = "") => {
+    const cleaned = text.replace(/[\s,.]+$/, "").replace(/\s+(?:on|of|&)$/, "")
+    if (cleaned === "" || taken(at, at + cleaned.length)) return
+    const shown = /^(?:near|around|to|from|towards)$/.test(prefix) ? `${prefix} ${cleaned}` : cleaned
+    const start = prefix === "" || shown === cleaned ? at : at - prefix.length - 1
+    places.push({ text: shown, role: placeRole, vague: false, span: [start, at + cleaned.length] })
+  }
+  for (const m of matches(source, placePattern)) {
+    const [, prep = "", found = ""] = m
+    const inVague = vague.some((v) => m.index >= v.index && m.index < v.index + v[0].length)
+    const first = /\p{Lu}[\p{L}'.-]*/u.exec(found)?.[0] ?? ""
+    if (inVague || (notPlace.test(found.trim()) && aliases[fold(first)] === undefined)) continue
+    if ((prep === "by" && !/^the /.test(found)) || (prep === "on the" && !/^\p{Lu}/u.test(found))) continue
+    const at = m.index + m[0].lastIndexOf(found)
+    const lead = m.index + m[0].indexOf(prep)
+    // "Kandy to Ella", "Medellín → Cartagena": the name before "to" is where the journey starts.
+    if (prep === "to" || prep === "→") {
+      const before = new RegExp(`(${chain})\\s*$`, "u").exec(source.slice(0, lead))
+      const origin = before?.[1]?.replace(leading, "")
+      if (before !== undefined && before !== null && origin !== undefined && origin !== "" && !notPlace.test(origin)) {
+        add(origin, lead - before[0].length + before[0].indexOf(origin), "from")
+      }
+    }
+    const before = source.slice(Math.max(0, lead - 60), lead)
+    const said = prep === "at" && fromBefore.test(before)
+      ? "from"
+      : prep === "at" && toBefore.test(before)
+      ? "to"
+      : role(prep)
+    add(found, at, said, prep === "→" || prep === "reach" ? "to" : prep)
+    if (prep === "→") places[places.length - 1] = { ...places.at(-1)!, text: found.replace(/[\s,.]+$/, "") }
+  }
+  // Names said without a word before them: "Costes, Ráday utca 4, Budapest: dinner ...",
+  // "Keflavík airport car hire", "Malmaison Liverpool": a chain that ends in a town, or a terminal.
+  for (const m of matches(source, new RegExp(`(?<![\\p{L}\\d])${chain}`, "gu"))) {
+    const said = m[0].replace(leading, "").replace(/[\s,.]+$/, "")
+    const at = m.index + m[0].indexOf(said)
+    const last = said.split(/\s*,\s*/).at(-1)!.split(/\s+/).slice(-2)
+    const town = [last.join(" "), last.at(-1)!].some((n) => isTown(n, 50_000)) &&
+      (said.includes(",") || last.length > 1)
+    const terminal = new RegExp(`\\s(?:${words.after})$`, "i").test(said)
+    if (said === "" || notPlace.test(said.split(/\s/)[0]!) || (!town && !terminal)) continue
+    const pickup = /\b(?:pick-?up|pick up|collect(?:ion)?)\s*(?:at|from|:)?\s*$/i.test(source.slice(0, at))
+    add(said, at, pickup ? "from" : "at")
+  }
+  // A large city needs no "in": "Lisbon, Friday at 8", "a Tokyo hotel".
+  for (const m of matches(source, /\b\p{Lu}\p{Ll}+(?: \p{Lu}\p{Ll}+)?\b/gu)) {
+    const person = /\b(?:with|and|for|dear|to|from|by|at|in|near)\s+$/i.test(
+      source.slice(Math.max(0, m.index - 6), m.index)
+    )
+    if (isTown(m[0], 1_000_000) && !person && !places.some((p) => p.text.includes(m[0]))) {
+      places.push({ text: m[0], role: "at", vague: false, span: [m.index, m.index + m[0].length] })
+    }
+  }
+  return places.sort((a, b) => a.span[0] - b.span[0])
+}
+
+export const readZoneAnswer = (answer: string): Found | undefined => {
+  const named = [...namedZones(answer), ...(isTimeZoneName(answer.trim()) ? [answer.trim()] : [])]
+  if (named.length > 0) return zoneFound(named[0]!)
+  const places = [answer.replace(/^(?:in|it's|it is)\s+/i, ""), ...readPlaces(answer).map((p) => p.text)]
+  return places.map((p) => findPlace(p, answer)).find((f) => f !== undefined)
+}
