@@ -163,10 +163,12 @@ const newYork: ConstraintInput = { type: "timezone", zone: "America/New_York" }
 
 describe("Interpreter: answers", () => {
   it("an unreadable answer asks again under the same id and says so", () => {
-    const result = interpret("Flight to Paris", { answers: { q_date: "when the weather is nice" } })
+    const result = interpret("Book a table for 2 at Cervejaria Ramiro in Lisbon", {
+      answers: { q_date: "when the weather is nice" }
+    })
     assert(result._tag === "NeedsInput")
-    assert.deepStrictEqual(result.questions.map((q) => q.id), ["q_date"])
-    assert.include(result.questions[0]!.text, "could not be read")
+    assert.deepStrictEqual(result.questions.map((q) => q.id), ["q_time", "q_date"])
+    assert.include(result.questions.find((q) => q.id === "q_date")!.text, "could not be read")
   })
 
   it("the latest answer to a question wins", () => {
@@ -221,7 +223,12 @@ describe("Interpreter: answers", () => {
 })
 
 describe("Interpreter: layers", () => {
-  const input: InterpretInput = { request: "Table for 2 in Lisbon tomorrow", constraints: [], answers: [], createdAt }
+  const input: InterpretInput = {
+    request: "Table for 2 at Cervejaria Ramiro in Lisbon tomorrow at 8pm",
+    constraints: [],
+    answers: [],
+    createdAt
+  }
 
   layer(layerLive)("layerLive", (it) => {
     it.effect("is the rule-based reader", () =>
@@ -241,7 +248,7 @@ describe("Interpreter: layers", () => {
   }
   layer(
     layerTest({
-      "Table for 2 in Lisbon tomorrow": scripted,
+      [input.request]: scripted,
       "by function": (i) => interpretRequest({ ...i, request: "hello" })
     })
   )(
@@ -352,11 +359,13 @@ const validAnswers: Readonly<Record<string, string>> = {
   [questionId("budget")]: "150 EUR",
   [questionId("budget.amount")]: "150 EUR",
   [questionId("timezone")]: "Europe/Lisbon",
-  [questionId("time")]: "pm",
+  [questionId("time")]: "8pm",
   [questionId("date")]: "2030-06-15",
   [questionId("quantity.people")]: "4",
   [questionId("quantity")]: "3",
-  [questionId("location")]: "Lisbon",
+  [questionId("location")]: "Rua Augusta 10, Lisbon",
+  [questionId("location.from")]: "Rua Augusta 10, Lisbon",
+  [questionId("location.to")]: "Avenida da Liberdade 100, Lisbon",
   [questionId("event")]: "the Benfica vs Porto match"
 }
 
@@ -439,7 +448,7 @@ describe("Interpreter: properties", () => {
         noun
       ) => {
         const result = interpret(`${lead} book a ${noun} somewhere nice`)
-        assert.deepStrictEqual(questionIds(result), ["q_location", "q_date", "q_quantity_people"])
+        assert.deepStrictEqual(questionIds(result), ["q_location", "q_time", "q_date", "q_quantity_people"])
       })
     )
   })

@@ -257,6 +257,8 @@ export const QuestionAbout = Schema.Literals([
   "quantity",
   "quantity.people",
   "location",
+  "location.from",
+  "location.to",
   "event",
   "offers"
 ])

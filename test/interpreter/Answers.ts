@@ -51,7 +51,7 @@ export const answered: ReadonlyArray<Case> = [
     request: "Dinner in Toronto for 2 on Saturday under $120",
     answers: { q_budget_currency: "US dollars" },
     kind: "reservation",
-    ask: [],
+    ask: ["q_time"],
     facts: { budget: "120.00 USD" }
   },
   {
@@ -72,22 +72,27 @@ export const answered: ReadonlyArray<Case> = [
     request: "Plumber at 9 tomorrow",
     answers: { q_timezone: "Lisbon" },
     kind: "service",
-    ask: [],
+    ask: ["q_location_to"],
     facts: { window: "2026-03-11T09:00:00+00:00", zone: "Europe/Lisbon" }
   },
   {
     request: "Plumber at 9 tomorrow",
     answers: { q_timezone: "Europe/Paris" },
     kind: "service",
-    ask: [],
+    ask: ["q_location_to"],
     facts: { window: "2026-03-11T09:00:00+01:00" }
   },
-  { request: "Plumber at 9 tomorrow", answers: { q_timezone: "Sintra" }, kind: "service", ask: ["q_timezone"] },
+  {
+    request: "Plumber at 9 tomorrow",
+    answers: { q_timezone: "Sintra" },
+    kind: "service",
+    ask: ["q_location_to", "q_timezone"]
+  },
   {
     request: "Plumber at 9 tomorrow",
     answers: { q_timezone: "Portugal" },
     kind: "service",
-    ask: [],
+    ask: ["q_location_to"],
     facts: { window: "2026-03-11T09:00:00+00:00" }
   },
   {
@@ -108,15 +113,15 @@ export const answered: ReadonlyArray<Case> = [
     request: "Flight to Paris",
     answers: { q_date: "next Monday" },
     kind: "transport",
-    ask: [],
+    ask: ["q_time"],
     facts: { window: "2026-03-16T00:00:00+01:00" }
   },
-  { request: "Flight to Paris", answers: { q_date: "blah" }, kind: "transport", ask: ["q_date"] },
+  { request: "Flight to Paris", answers: { q_date: "blah" }, kind: "transport", ask: ["q_time", "q_date"] },
   {
     request: "Flight to Paris",
     answers: { q_date: "Friday morning from Lisbon, 2 of us, under 400 euros" },
     kind: "transport",
-    ask: [],
+    ask: ["q_time"],
     facts: { budget: "400.00 EUR", people: 2, zone: "Europe/Lisbon", window: "2026-03-13T00:00:00+00:00" }
   },
   {
@@ -124,7 +129,7 @@ export const answered: ReadonlyArray<Case> = [
     given: [lisbon],
     answers: { q_time: "in the evening" },
     kind: "appointment",
-    ask: [],
+    ask: ["q_location"],
     facts: { window: "2026-03-11T19:00:00+00:00" }
   },
   {
@@ -132,7 +137,7 @@ export const answered: ReadonlyArray<Case> = [
     given: [lisbon],
     answers: { q_time: "7pm" },
     kind: "appointment",
-    ask: [],
+    ask: ["q_location"],
     facts: { window: "2026-03-11T19:00:00+00:00" }
   },
   {
@@ -140,7 +145,7 @@ export const answered: ReadonlyArray<Case> = [
     given: [lisbon],
     answers: { q_time: "whatever" },
     kind: "appointment",
-    ask: ["q_time"]
+    ask: ["q_location", "q_time"]
   },
   {
     request: "Spend at most 200 on a gift",
@@ -190,7 +195,7 @@ export const answered: ReadonlyArray<Case> = [
     request: "Send a package within 2 days",
     answers: { q_location: "to my office at 5 Main Street, Dublin" },
     kind: "delivery",
-    ask: [],
+    ask: ["q_location_from"],
     facts: { zone: "Europe/Dublin" }
   },
   {
@@ -204,14 +209,14 @@ export const answered: ReadonlyArray<Case> = [
     request: "A haircut",
     answers: { q_date: "Saturday afternoon in Madrid, max 30 euros" },
     kind: "appointment",
-    ask: [],
+    ask: ["q_time"],
     facts: { window: ["2026-03-14T00:00:00+01:00", "2026-03-15T00:00:00+01:00"], budget: "30.00 EUR" }
   },
   {
     request: "Book me a flight to São Paulo",
     answers: { q_date: "from New York on 2 April, back on 9 April, max $1200" },
     kind: "transport",
-    ask: [],
+    ask: ["q_time"],
     facts: { budget: "1200.00 USD", zone: "America/New_York" }
   },
   {

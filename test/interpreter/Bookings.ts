@@ -38,7 +38,7 @@ export const bookings: ReadonlyArray<Case> = [
   {
     request: "Find a sushi restaurant in Tokyo for 3 people on Saturday evening",
     kind: "reservation",
-    ask: [],
+    ask: ["q_time"],
     facts: { window: ["2026-03-14T00:00:00+09:00", "2026-03-15T00:00:00+09:00"], people: 3, zone: "Asia/Tokyo" }
   },
   {
@@ -47,11 +47,11 @@ export const bookings: ReadonlyArray<Case> = [
     ask: [],
     facts: { window: "2026-03-12T13:00:00+01:00", people: 8 }
   },
-  { request: "table at Nobu", given: [lisbon], kind: "reservation", ask: ["q_date", "q_quantity_people"] },
+  { request: "table at Nobu", given: [lisbon], kind: "reservation", ask: ["q_time", "q_date", "q_quantity_people"] },
   {
     request: "Book a table for 4 at an Italian restaurant in Lisbon",
     kind: "reservation",
-    ask: ["q_date"],
+    ask: ["q_time", "q_date"],
     facts: { people: 4, places: ["Lisbon"] }
   },
   {
@@ -87,7 +87,7 @@ export const bookings: ReadonlyArray<Case> = [
   {
     request: "Table for 2 in Rome on Friday, €60 per person",
     kind: "reservation",
-    ask: [],
+    ask: ["q_time"],
     facts: { budget: "120.00 EUR", people: 2 }
   },
   {
@@ -105,14 +105,14 @@ export const bookings: ReadonlyArray<Case> = [
   {
     request: "Dinner in Toronto for 2 on Saturday under $120",
     kind: "reservation",
-    ask: [],
+    ask: ["q_time"],
     facts: { budget: "120.00 CAD", zone: "America/Toronto" }
   },
   {
     request: "Book a table for 2 at 7",
     given: [lisbon],
     kind: "reservation",
-    ask: [],
+    ask: ["q_location"],
     facts: { window: "2026-03-10T19:00:00+00:00" }
   },
   {
@@ -121,7 +121,7 @@ export const bookings: ReadonlyArray<Case> = [
     ask: ["q_location", "q_quantity_people"]
   },
   { request: "Dinner at our regular spot on Saturday at 8, 4 of us", kind: "reservation", ask: ["q_location"] },
-  { request: "Table for 2 tomorrow evening", kind: "reservation", ask: ["q_location"] },
+  { request: "Table for 2 tomorrow evening", kind: "reservation", ask: ["q_location", "q_time"] },
   { request: "Dinner for 4 tonight at 9", kind: "reservation", ask: ["q_location"] },
   { request: "Book a table for 3 in Portland on Friday at 7pm", kind: "reservation", ask: ["q_location"] },
   {
@@ -130,10 +130,10 @@ export const bookings: ReadonlyArray<Case> = [
     ask: [],
     facts: { zone: "America/New_York", window: "2026-03-13T19:00:00-04:00" }
   },
-  { request: "Dinner in Springfield for 2 on Saturday", kind: "reservation", ask: ["q_location"] },
+  { request: "Dinner in Springfield for 2 on Saturday", kind: "reservation", ask: ["q_location", "q_time"] },
   { request: "Table for 4 in London today at 8am", kind: "reservation", ask: ["q_date"] },
   { request: "Table for 2 in Lisbon today at 9am", kind: "reservation", ask: ["q_date"] },
-  { request: "Table for 4 on 12/03 at 8pm in Lisbon", kind: "reservation", ask: ["q_date"] },
+  { request: "Table for 4 on 12/03 at 8pm in Lisbon", kind: "reservation", ask: [] },
   {
     request: "Table for 2 in Lisbon on 25/03 at 8pm",
     kind: "reservation",
@@ -143,7 +143,7 @@ export const bookings: ReadonlyArray<Case> = [
   {
     request: "Book a table for 2 on Friday the 13th in Lisbon",
     kind: "reservation",
-    ask: [],
+    ask: ["q_time"],
     facts: { window: ["2026-03-13T00:00:00+00:00", "2026-03-14T00:00:00+00:00"] }
   },
   { request: "Table for 2 on Friday 14 March in Lisbon", kind: "reservation", ask: ["q_date"] },
@@ -293,11 +293,11 @@ export const bookings: ReadonlyArray<Case> = [
   {
     request: "Hotel in Dubai on 15 April, budget 1500 AED",
     kind: "reservation",
-    ask: [],
+    ask: ["q_date"],
     facts: { budget: "1500.00 AED", zone: "Asia/Dubai", window: "2026-04-15T00:00:00+04:00" }
   },
   { request: "Book a hotel for the conference", kind: "reservation", ask: ["q_location", "q_date"] },
-  { request: "Hotel in Springfield on Friday", kind: "reservation", ask: ["q_location"] },
+  { request: "Hotel in Springfield on Friday", kind: "reservation", ask: ["q_location", "q_date"] },
   {
     request: "Hotel at my usual place in Paris next week",
     kind: "reservation",
@@ -313,20 +313,20 @@ export const bookings: ReadonlyArray<Case> = [
   {
     request: "Rent a car in Reno from Friday to Monday",
     kind: "reservation",
-    ask: [],
+    ask: ["q_time"],
     facts: { zone: "America/Los_Angeles", window: ["2026-03-13T00:00:00-07:00", "2026-03-17T00:00:00-07:00"] }
   },
   {
     request: "stay in São Paulo on 2 April",
     kind: "reservation",
-    ask: [],
+    ask: ["q_date"],
     facts: { zone: "America/Sao_Paulo", window: "2026-04-02T00:00:00-03:00" }
   },
   // ---- flights, trains, taxis
   {
     request: "Flight from Lisbon to Berlin next Friday, under €300",
     kind: "transport",
-    ask: [],
+    ask: ["q_time"],
     facts: {
       window: "2026-03-13T00:00:00+00:00",
       budget: "300.00 EUR",
@@ -337,20 +337,20 @@ export const bookings: ReadonlyArray<Case> = [
   {
     request: "one-way flight to New York on 2026-04-02, economy, max 600 USD",
     kind: "transport",
-    ask: [],
+    ask: ["q_location_from", "q_time"],
     facts: { window: "2026-04-02T00:00:00-04:00", budget: "600.00 USD" }
   },
   {
     request: "Two train tickets from Paris to Lyon this weekend",
     kind: "transport",
-    ask: [],
+    ask: ["q_time", "q_date"],
     facts: { window: ["2026-03-14T00:00:00+01:00", "2026-03-16T00:00:00+01:00"], quantity: [2, "train tickets"] }
   },
   {
     request: "taxi to the airport at 5am tomorrow",
     given: [lisbon],
     kind: "transport",
-    ask: [],
+    ask: ["q_location_from"],
     facts: { window: "2026-03-11T05:00:00+00:00" }
   },
   {
@@ -359,32 +359,32 @@ export const bookings: ReadonlyArray<Case> = [
     ask: [],
     facts: { window: "2026-03-10T12:00:00+00:00", zone: "Europe/London" }
   },
-  { request: "Book me a flight to São Paulo", kind: "transport", ask: ["q_date"] },
+  { request: "Book me a flight to São Paulo", kind: "transport", ask: ["q_location_from", "q_time", "q_date"] },
   {
     request: "ferry to Tangier between 15 and 17 April",
     given: [{ type: "timezone", zone: "Europe/Madrid" }],
     kind: "transport",
-    ask: [],
+    ask: ["q_location_from", "q_time", "q_date"],
     facts: { window: ["2026-04-15T00:00:00+02:00", "2026-04-18T00:00:00+02:00"] }
   },
-  { request: "train to Porto yesterday", kind: "transport", ask: ["q_date"] },
+  { request: "train to Porto yesterday", kind: "transport", ask: ["q_location_from", "q_date"] },
   {
     request: "flights to Tokyo 7pm Tokyo time on Friday",
     kind: "transport",
-    ask: [],
+    ask: ["q_location_from"],
     facts: { window: "2026-03-13T19:00:00+09:00", zone: "Asia/Tokyo" }
   },
   {
     request: "train to Porto 2026-12-03T19:00",
     kind: "transport",
-    ask: [],
+    ask: ["q_location_from"],
     facts: { window: "2026-12-03T19:00:00+00:00" }
   },
-  { request: "Taxi tomorrow at 6am", kind: "transport", ask: ["q_location"] },
+  { request: "Taxi tomorrow at 6am", kind: "transport", ask: ["q_location_from", "q_location_to", "q_timezone"] },
   {
     request: "Book a taxi from my place to the station at 7",
     kind: "transport",
-    ask: ["q_location", "q_time"]
+    ask: ["q_location", "q_location_from", "q_time"]
   },
   {
     request: "Uber in New York from JFK to Manhattan tonight at 11pm",
@@ -395,10 +395,10 @@ export const bookings: ReadonlyArray<Case> = [
   {
     request: "Flight from Sydney to Auckland on 20 March",
     kind: "transport",
-    ask: [],
+    ask: ["q_time"],
     facts: { zone: "Australia/Sydney", window: "2026-03-20T00:00:00+11:00" }
   },
-  { request: "Train from Milan to Venice on Saturday at 9:15", kind: "transport", ask: ["q_time"] },
+  { request: "Train from Milan to Venice on Saturday at 9:15", kind: "transport", ask: [] },
   {
     request: "Train from Milan to Venice on Saturday morning at 9:15",
     kind: "transport",
@@ -414,7 +414,7 @@ export const bookings: ReadonlyArray<Case> = [
   {
     request: "Fly from Nairobi to Lagos next Tuesday",
     kind: "transport",
-    ask: [],
+    ask: ["q_time"],
     facts: { zone: "Africa/Nairobi", window: "2026-03-17T00:00:00+03:00" }
   },
   {
@@ -427,7 +427,7 @@ export const bookings: ReadonlyArray<Case> = [
   {
     request: "Bus from Lima to Cusco on 18 March",
     kind: "transport",
-    ask: [],
+    ask: ["q_time"],
     facts: { zone: "America/Lima", window: "2026-03-18T00:00:00-05:00" }
   },
   {
@@ -439,12 +439,20 @@ export const bookings: ReadonlyArray<Case> = [
   {
     request: "Flight to Bangkok in April",
     kind: "transport",
-    ask: [],
+    ask: ["q_time", "q_date"],
     facts: { window: ["2026-04-01T00:00:00+07:00", "2026-05-01T00:00:00+07:00"], zone: "Asia/Bangkok" }
   },
-  { request: "Get me a train to Edinburgh on 2 April, return on 5 April", kind: "transport", ask: [] },
-  { request: "Taxi from the hotel to the match on Saturday", kind: "transport", ask: ["q_location"] },
-  { request: "Flight from Portland to Seattle on Friday", kind: "transport", ask: ["q_location"] },
+  {
+    request: "Get me a train to Edinburgh on 2 April, return on 5 April",
+    kind: "transport",
+    ask: ["q_location_from", "q_time"]
+  },
+  {
+    request: "Taxi from the hotel to the match on Saturday",
+    kind: "transport",
+    ask: ["q_location_from", "q_location_to", "q_time"]
+  },
+  { request: "Flight from Portland to Seattle on Friday", kind: "transport", ask: ["q_location", "q_time"] },
   {
     request: "Flight from Portland, Oregon to Seattle on Friday at 8am",
     kind: "transport",
@@ -454,27 +462,27 @@ export const bookings: ReadonlyArray<Case> = [
   {
     request: "Two flights from London to Athens on 1 June, under £400 each",
     kind: "transport",
-    ask: [],
+    ask: ["q_time"],
     facts: { budget: "800.00 GBP", zone: "Europe/London" }
   },
   {
     request: "Flight to Seoul on Friday, 3 passengers",
     kind: "transport",
-    ask: [],
+    ask: ["q_time"],
     facts: { people: 3, zone: "Asia/Seoul" }
   },
-  { request: "taxi at 7am", given: [lisbon], kind: "transport", ask: ["q_location", "q_date"] },
+  { request: "taxi at 7am", given: [lisbon], kind: "transport", ask: ["q_location_from", "q_location_to", "q_date"] },
   { request: "A cab in London to Gatwick at 10:30 on Thursday", kind: "transport", ask: ["q_time"] },
   {
     request: "A cab to Gatwick at 10:30am on Thursday",
     kind: "transport",
-    ask: [],
+    ask: ["q_location_from"],
     facts: { zone: "Europe/London", window: "2026-03-12T10:30:00+00:00" }
   },
   {
     request: "Book the Eurostar from London to Paris on 5 April, returning 8 April, 2 adults",
     kind: "transport",
-    ask: [],
+    ask: ["q_time"],
     facts: { window: "2026-04-08T00:00:00+01:00", people: 2, zone: "Europe/London" }
   },
   {
@@ -486,7 +494,7 @@ export const bookings: ReadonlyArray<Case> = [
   {
     request: "Please reserve two seats on the 10:15 train from Zurich to Geneva tomorrow",
     kind: "transport",
-    ask: ["q_time"]
+    ask: []
   },
   {
     request: "Cab to JFK at 4:30 am on Friday from Brooklyn",
@@ -497,7 +505,7 @@ export const bookings: ReadonlyArray<Case> = [
   {
     request: "Book a flight to Sydney leaving on the 2nd and coming back on the 16th",
     kind: "transport",
-    ask: [],
+    ask: ["q_location_from", "q_time"],
     facts: { window: "2026-04-16T00:00:00+10:00", zone: "Australia/Sydney" }
   },
   {

@@ -35,7 +35,7 @@ export const errands: ReadonlyArray<Case> = [
   {
     request: "Send flowers to my mum in Manchester for Mother's Day, around £35",
     kind: "purchase",
-    ask: [],
+    ask: ["q_location_to"],
     facts: { budget: "35.00 GBP", places: ["Manchester"] }
   },
   { request: "Gift card worth 100 CAD", kind: "purchase", ask: [], facts: { budget: "100.00 CAD" } },
@@ -49,7 +49,7 @@ export const errands: ReadonlyArray<Case> = [
   { request: "Buy a TV between 400 and 600 dollars", kind: "purchase", ask: [], facts: { budget: "600.00 USD" } },
   { request: "buy a sofa for under 1.200 euros", kind: "purchase", ask: ["q_budget_amount"] },
   { request: "Spend at most 200 on a gift", kind: "purchase", ask: ["q_budget_currency"] },
-  { request: "Get tickets for the match on Saturday", kind: "purchase", ask: ["q_event"] },
+  { request: "Get tickets for the match on Saturday", kind: "purchase", ask: ["q_event", "q_quantity"] },
   { request: "Two tickets for the show tonight, max $80 each", kind: "purchase", ask: ["q_event"] },
   {
     request: "Two tickets for Hamilton in New York on Saturday, max $150 each",
@@ -85,14 +85,15 @@ export const errands: ReadonlyArray<Case> = [
   {
     request: "Buy concert tickets for Taylor Swift in Singapore, under S$300",
     kind: "purchase",
-    ask: [],
+    ask: ["q_quantity"],
     facts: { budget: "300.00 SGD" }
   },
   {
     request: "Groceries delivered by Thursday, around 60 quid",
     kind: "purchase",
-    ask: [],
-    facts: { budget: "60.00 GBP", deadline: "2026-03-13T00:00:00Z" }
+    ask: ["q_location_to"],
+    // Quid are pounds, so the day is read on the United Kingdom's clock.
+    facts: { budget: "60.00 GBP", deadline: "2026-03-13T00:00:00+00:00" }
   },
   { request: "Buy a bike for less than 500 zł", kind: "purchase", ask: [], facts: { budget: "500.00 PLN" } },
   { request: "Please buy 2 kg of apples", kind: "purchase", ask: [], facts: { quantity: [2, "kg of apples"] } },
@@ -100,28 +101,28 @@ export const errands: ReadonlyArray<Case> = [
   {
     request: "Dentist appointment next week, mornings only",
     kind: "appointment",
-    ask: [],
+    ask: ["q_location", "q_time", "q_date"],
     facts: { window: ["2026-03-16T00:00:00Z", "2026-03-23T00:00:00Z"] }
   },
   {
     request: "Haircut on Saturday at 11am",
     given: [lisbon],
     kind: "appointment",
-    ask: [],
+    ask: ["q_location"],
     facts: { window: "2026-03-14T11:00:00+00:00" }
   },
   {
     request: "vet appointment for my dog tomorrow afternoon",
     given: [lisbon],
     kind: "appointment",
-    ask: [],
+    ask: ["q_location", "q_time"],
     facts: { window: ["2026-03-11T00:00:00+00:00", "2026-03-12T00:00:00+00:00"] }
   },
-  { request: "Book a doctor's appointment", kind: "appointment", ask: ["q_date"] },
+  { request: "Book a doctor's appointment", kind: "appointment", ask: ["q_location", "q_time", "q_date"] },
   {
     request: "Massage in Bali on 1 May",
     kind: "appointment",
-    ask: [],
+    ask: ["q_time"],
     facts: { window: "2026-05-01T00:00:00+08:00", zone: "Asia/Makassar" }
   },
   {
@@ -142,7 +143,7 @@ export const errands: ReadonlyArray<Case> = [
     ask: [],
     facts: { window: "2026-03-11T16:30:00+11:00" }
   },
-  { request: "Book a manicure tomorrow at 7", given: [lisbon], kind: "appointment", ask: ["q_time"] },
+  { request: "Book a manicure tomorrow at 7", given: [lisbon], kind: "appointment", ask: ["q_location", "q_time"] },
   { request: "Dentist in London today at 9am", kind: "appointment", ask: ["q_date"] },
   {
     request: "Eye test in Glasgow on 2 April at 14:00",
@@ -155,7 +156,7 @@ export const errands: ReadonlyArray<Case> = [
     kind: "appointment",
     ask: ["q_location"]
   },
-  { request: "A haircut", kind: "appointment", ask: ["q_date"] },
+  { request: "A haircut", kind: "appointment", ask: ["q_location", "q_time", "q_date"] },
   {
     request: "Vaccination for my cat in Auckland next Monday at 9am",
     kind: "appointment",
@@ -165,13 +166,13 @@ export const errands: ReadonlyArray<Case> = [
   {
     request: "Spa day in Istanbul on Sunday",
     kind: "appointment",
-    ask: [],
+    ask: ["q_time"],
     facts: { zone: "Europe/Istanbul", window: "2026-03-15T00:00:00+03:00" }
   },
   {
     request: "Dentist appointment in 1 month",
     kind: "appointment",
-    ask: [],
+    ask: ["q_location", "q_time"],
     facts: { window: "2026-04-10T00:00:00Z" }
   },
   { request: "A massage this afternoon at 3 in Bangkok", kind: "appointment", ask: ["q_date"] },
@@ -180,41 +181,46 @@ export const errands: ReadonlyArray<Case> = [
     request: "My sink is leaking, get a plumber today",
     given: [lisbon],
     kind: "service",
-    ask: [],
+    ask: ["q_location_to", "q_time"],
     facts: { window: ["2026-03-10T00:00:00+00:00", "2026-03-11T00:00:00+00:00"] }
   },
-  { request: "Fix my bike before the weekend", kind: "service", ask: [], facts: { deadline: "2026-03-14T00:00:00Z" } },
+  {
+    request: "Fix my bike before the weekend",
+    kind: "service",
+    ask: ["q_location_to"],
+    facts: { deadline: "2026-03-14T00:00:00Z" }
+  },
   {
     request: "Need an electrician to install 4 ceiling lights, up to 250 GBP",
     kind: "service",
-    ask: [],
+    ask: ["q_location_to", "q_time", "q_date"],
     facts: { budget: "250.00 GBP", quantity: [4, "ceiling lights"] }
   },
-  { request: "Cleaner for my flat every week", kind: "service", ask: [] },
+  { request: "Cleaner for my flat every week", kind: "service", ask: ["q_location_to", "q_time", "q_date"] },
   {
     request: "A cleaner at my place on Thursday at 10, £15 an hour",
     given: [{ type: "timezone", zone: "Europe/London" }],
     kind: "service",
-    ask: [],
+    ask: ["q_location", "q_location_to"],
     facts: { window: "2026-03-12T10:00:00+00:00", budget: null }
   },
   {
     request: "Movers in Chicago on Saturday at 9am, max $800",
     kind: "service",
-    ask: [],
+    ask: ["q_location_from", "q_location_to"],
     facts: { budget: "800.00 USD", window: "2026-03-14T09:00:00-05:00" }
   },
   {
     request: "Boiler repair in Leeds tomorrow morning",
     kind: "service",
-    ask: [],
+    ask: ["q_location_to"],
     facts: { zone: "Europe/London", window: ["2026-03-11T00:00:00+00:00", "2026-03-12T00:00:00+00:00"] }
   },
-  { request: "Get my car serviced on Friday", kind: "service", ask: [] },
+  { request: "Get my car serviced on Friday", kind: "service", ask: ["q_location_to", "q_time"] },
   {
     request: "Book an appointment for a car service in Munich on Wednesday at 8",
     kind: "service",
-    ask: [],
+    ask: ["q_location_to"],
     facts: { window: "2026-03-11T08:00:00+01:00" }
   },
   {
@@ -223,67 +229,85 @@ export const errands: ReadonlyArray<Case> = [
     ask: [],
     facts: { window: "2026-03-10T11:00:00+01:00", zone: "Europe/Amsterdam" }
   },
-  { request: "Plumber at 9 tomorrow", kind: "service", ask: ["q_timezone"] },
+  { request: "Plumber at 9 tomorrow", kind: "service", ask: ["q_location_to", "q_timezone"] },
   {
     request: "Babysitter in Denver on Saturday from 6 to 11pm",
     kind: "service",
-    ask: [],
+    ask: ["q_location_to"],
     facts: { window: ["2026-03-14T18:00:00-06:00", "2026-03-14T23:00:00-06:00"] }
   },
   {
     request: "Handyman to assemble 2 wardrobes next week",
     kind: "service",
-    ask: [],
+    ask: ["q_location_to", "q_time", "q_date"],
     facts: { quantity: [2, "wardrobes"] }
   },
-  { request: "fix my boiler by end of month", kind: "service", ask: [], facts: { deadline: "2026-04-01T00:00:00Z" } },
-  { request: "Gardener in Hamburg every Friday, 25 EUR per hour", kind: "service", ask: [], facts: { budget: null } },
+  {
+    request: "fix my boiler by end of month",
+    kind: "service",
+    ask: ["q_location_to"],
+    facts: { deadline: "2026-04-01T00:00:00Z" }
+  },
+  {
+    request: "Gardener in Hamburg every Friday, 25 EUR per hour",
+    kind: "service",
+    ask: ["q_location_to", "q_time"],
+    facts: { budget: null }
+  },
   {
     request: "I need a plumber this morning",
     given: [lisbon],
     kind: "service",
-    ask: [],
+    ask: ["q_location_to"],
     facts: { window: ["2026-03-10T00:00:00+00:00", "2026-03-11T00:00:00+00:00"] }
   },
   // ---- deliveries and couriers
   {
     request: "Send a parcel to Hamburg within 3 days",
     kind: "delivery",
-    ask: [],
+    ask: ["q_location_from", "q_location_to"],
     facts: { deadline: "2026-03-13T11:00:00+01:00", zone: "Europe/Berlin" }
   },
   {
     request: "Courier 2 boxes from Rua Augusta 10, Lisbon to Madrid by end of month",
     kind: "delivery",
-    ask: [],
+    ask: ["q_location_to"],
     facts: { deadline: "2026-04-01T00:00:00+02:00", quantity: [2, "boxes"] }
   },
   {
     request: "Deliver a sofa to Rua do Ouro, Lisbon",
     given: [{ type: "location", place: "Rua do Ouro 12, 1100-060 Lisboa" }],
     kind: "delivery",
-    ask: []
+    ask: ["q_date"]
   },
-  { request: "Send a package within 2 days", kind: "delivery", ask: ["q_location"] },
-  { request: "Ship these documents to my sister's by Friday", kind: "delivery", ask: ["q_location"] },
+  { request: "Send a package within 2 days", kind: "delivery", ask: ["q_location_from", "q_location_to"] },
+  {
+    request: "Ship these documents to my sister's by Friday",
+    kind: "delivery",
+    ask: ["q_location", "q_location_from", "q_location_to"]
+  },
   {
     request: "Courier a letter to Nairobi by tomorrow at 5pm",
     kind: "delivery",
-    ask: [],
+    ask: ["q_location_from", "q_location_to"],
     facts: { deadline: "2026-03-11T17:00:00+03:00", zone: "Africa/Nairobi" }
   },
-  { request: "Ship a parcel to Porto", kind: "delivery", ask: [] },
+  { request: "Ship a parcel to Porto", kind: "delivery", ask: ["q_location_from", "q_location_to", "q_date"] },
   {
     request: "Send a package from Boston to Chicago, under $40",
     kind: "delivery",
-    ask: [],
+    ask: ["q_location_to", "q_date"],
     facts: { budget: "40.00 USD" }
   },
-  { request: "Deliver my suitcase from the hotel to the airport by 2pm", kind: "delivery", ask: ["q_timezone"] },
+  {
+    request: "Deliver my suitcase from the hotel to the airport by 2pm",
+    kind: "delivery",
+    ask: ["q_location_from", "q_timezone"]
+  },
   {
     request: "Send a bouquet of roses to my wife at her office by 3pm tomorrow",
     kind: "purchase",
-    ask: ["q_location"]
+    ask: ["q_location", "q_location_to"]
   },
   // ---- things that are not requests, or say too little
   { request: "hello", kind: null, ask: ["q_objective"] },
@@ -294,32 +318,32 @@ export const errands: ReadonlyArray<Case> = [
     request: "book a table for 2 tomorrow",
     given: [lisbon, { type: "window", start: "2026-03-11T19:00:00Z", end: "2026-03-11T21:00:00Z" }],
     kind: "reservation",
-    ask: []
+    ask: ["q_location"]
   },
   {
     request: "book a table for 2 tomorrow",
     given: [lisbon, { type: "window", start: "2026-03-15T19:00:00Z", end: "2026-03-15T21:00:00Z" }],
     kind: "reservation",
-    ask: ["q_date"]
+    ask: ["q_location", "q_date"]
   },
   {
     request: "flight to Rome on Friday under €200",
     given: [{ type: "budget", max: { amount: "250.00", currency: "EUR" } }],
     kind: "transport",
-    ask: ["q_budget"]
+    ask: ["q_location_from", "q_budget", "q_time"]
   },
   {
     request: "flight to Rome on Friday under €200",
     given: [{ type: "budget", max: { amount: "180.00", currency: "EUR" } }],
     kind: "transport",
-    ask: [],
+    ask: ["q_location_from", "q_time"],
     facts: { budget: null }
   },
   {
     request: "Book a table at 7pm",
     given: [lisbon, { type: "quantity", count: 2 }],
     kind: "reservation",
-    ask: [],
+    ask: ["q_location"],
     facts: { window: "2026-03-10T19:00:00+00:00" }
   },
   {
@@ -338,19 +362,24 @@ export const errands: ReadonlyArray<Case> = [
     facts: { budget: null }
   },
   // ---- other days and clocks
-  { request: "train on Friday to Porto", at: "2026-03-13T09:00:00Z", kind: "transport", ask: ["q_date"] },
+  {
+    request: "train on Friday to Porto",
+    at: "2026-03-13T09:00:00Z",
+    kind: "transport",
+    ask: ["q_location_from", "q_time"]
+  },
   {
     request: "train next Friday to Porto",
     at: "2026-03-13T09:00:00Z",
     kind: "transport",
-    ask: [],
+    ask: ["q_location_from", "q_time"],
     facts: { window: "2026-03-20T00:00:00+00:00" }
   },
   {
     request: "train this Friday to Porto",
     at: "2026-03-13T09:00:00Z",
     kind: "transport",
-    ask: [],
+    ask: ["q_location_from", "q_time"],
     facts: { window: "2026-03-13T00:00:00+00:00" }
   },
   {
@@ -363,7 +392,7 @@ export const errands: ReadonlyArray<Case> = [
     request: "plumber in Tokyo today",
     at: "2026-03-10T23:30:00Z",
     kind: "service",
-    ask: [],
+    ask: ["q_location_to", "q_time"],
     facts: { window: ["2026-03-11T00:00:00+09:00", "2026-03-12T00:00:00+09:00"] }
   },
   {
@@ -377,36 +406,41 @@ export const errands: ReadonlyArray<Case> = [
     request: "taxi in Lisbon on Sunday at 1:30am",
     at: "2026-03-27T12:00:00Z",
     kind: "transport",
-    ask: [],
+    ask: ["q_location_from", "q_location_to"],
     facts: { window: "2026-03-29T02:30:00+01:00" }
   },
   {
     request: "taxi in Lisbon on Sunday at 1:30am",
     at: "2026-10-23T12:00:00Z",
     kind: "transport",
-    ask: [],
+    ask: ["q_location_from", "q_location_to"],
     facts: { window: "2026-10-25T01:30:00+01:00" }
   },
   {
     request: "plumber in New York tomorrow",
     at: "2026-03-07T15:00:00Z",
     kind: "service",
-    ask: [],
+    ask: ["q_location_to", "q_time"],
     facts: { window: ["2026-03-08T00:00:00-05:00", "2026-03-09T00:00:00-04:00"] }
   },
   {
     request: "train to Madrid on 29 February",
     at: "2027-03-01T09:00:00Z",
     kind: "transport",
-    ask: [],
+    ask: ["q_location_from", "q_time"],
     facts: { window: "2028-02-29T00:00:00+01:00" }
   },
-  { request: "hotel in Rome on 3 March", kind: "reservation", ask: [], facts: { window: "2027-03-03T00:00:00+01:00" } },
+  {
+    request: "hotel in Rome on 3 March",
+    kind: "reservation",
+    ask: ["q_date"],
+    facts: { window: "2027-03-03T00:00:00+01:00" }
+  },
   {
     request: "hotel in Rome by the end of the year",
     at: "2026-01-31T09:00:00Z",
     kind: "reservation",
-    ask: [],
+    ask: ["q_date"],
     facts: { deadline: "2027-01-01T00:00:00+01:00" }
   }
 ]

@@ -1,6 +1,7 @@
 import * as chrono from "chrono-node/en"
 import { Temporal } from "temporal-polyfill"
 import type { ObjectiveKind } from "../../schema/Constraint.ts"
+import { currencyCodes } from "../../schema/Constraint.ts"
 import { dayParts, isThisWeekday, rewrite } from "./DateWords.ts"
 import type { Words } from "./Text.ts"
 import { Traced, wordsOf } from "./Text.ts"
@@ -24,6 +25,10 @@ export interface When {
   readonly weekday?: true
   /** Said as one of several ("Saturday and Sunday", "out ... and back", "check in ..., check out ..."). */
   readonly linked?: true
+  /** A part of a day with no clock time: "tomorrow morning", "Saturday evening". */
+  readonly dayPart?: true
+  /** A time whose day is left open: "this weekend at 7pm" is at 7pm on the first day it may be. */
+  readonly wide?: true
 }
 
 /** How the place writes dates and times (Locale.ts). */
@@ -60,7 +65,7 @@ export const readDates = (
   const traced = rewrite(typeof input === "string" ? Traced.of(input, 0) : input, now.toPlainDate(), place.dayFirst)
   const text = traced.text
   // "17:30" or "07:10" anywhere says the clock is a 24-hour one, and so is "8:40" in the place's own way of writing.
-  const twentyFour = place.clock24 === true || /\b(?:0\d|1[3-9]|2[0-3])[:.][0-5]\d\b/.test(text)
+  const twentyFour = /\b(?:0\d|1[3-9]|2[0-3])[:.][0-5]\d\b/.test(text)
   const reference = { instant: new Date(Date.UTC(now.year, now.month - 1, now.day, now.hour, now.minute)), timezone: 0 }
   const today = now.toPlainDate().toPlainDateTime()
   const halfDay = meridiem(context, kind)
@@ -89,7 +94,11 @@ export const readDates = (
     // chrono reads a bare number as an hour: "120 to 150 CHF", "at 5 Main Street", "from 1 July".
     const after = text.slice(r.index + r.text.length, r.index + r.text.length + 20)
     // "€120 a night", "R$ 300": an amount, never a time.
-    if (/(?:[$€£¥₹₩₪₦₱฿₫₺]|\b[A-Z]{3}|\bR\$?|\bS\/\.?)\s?$/u.test(text.slice(Math.max(0, r.index - 4), r.index))) {
+    const lead = text.slice(Math.max(0, r.index - 4), r.index)
+    if (
+      /(?:[$€£¥₹₩₪₦₱฿₫₺]|\bR\$?|\bS\/\.?)\s?$/u.test(lead) ||
+      currencyCodes.has(/\b([A-Z]{3})\s?$/.exec(lead)?.[1] ?? "")
+    ) {
       continue
     }
     if (!/^(?:at|@)\s|\p{L}{3,}|\d[:/.-]\d|\d\s?[ap]\.?m/iu.test(lower.replace(/\b(?:to|and|from|on|the|or)\b/g, ""))) {
@@ -128,10 +137,16 @@ export const readDates = (
     // "9-11am", "between 2 and 4pm": the start is in the end's half of the day when it comes before it.
     const endHalf = r.end?.isCertain("meridiem") ? r.end.get("meridiem") : undefined
     const hour = s.get("hour")!
-    const written24 = twentyFour && /\d[:.][0-5]\d/.test(lower)
-    if (hasTime && !s.isCertain("meridiem") && hour >= 1 && hour <= 11 && !/\b0\d:/.test(lower) && !written24) {
+    // A time with minutes is on the 24-hour clock when the request writes another one so ("18:45"); where the
+    // kind does not settle the half of the day, also when the place writes times so.
+    const minutes = /\d[:.][0-5]\d/.test(lower)
+    if (hasTime && !s.isCertain("meridiem") && hour >= 1 && hour <= 11 && !/\b0\d:/.test(lower)) {
       const endHour = r.end?.get("hour") ?? 0
-      const half = endHalf === 1 && hour + 12 <= endHour ? "pm" : endHalf === 0 ? "am" : halfDay(hour)
+      const half = endHalf === 1 && hour + 12 <= endHour ? "pm" : endHalf === 0 ?
+        "am" :
+        minutes && twentyFour ?
+        "am" :
+        halfDay(hour) ?? (minutes && place.clock24 === true ? "am" : undefined)
       if (half === "pm") start = start.add({ hours: 12 })
       else if (half === undefined) problem ??= "meridiem"
     }
@@ -150,9 +165,15 @@ export const readDates = (
       /\bnow\b/.test(lower) ?
       minute(now) :
       /\bweekend\b/.test(lower) ?
-      [saturday, saturday.add({ days: 2 })] :
+      (hasTime
+        ? minute(saturday.with({ hour: start.hour, minute: start.minute }))
+        : [saturday, saturday.add({ days: 2 })]) :
       /\b(?:this|next|the following) week\b/.test(lower) ?
-      monday(/\b(?:next|following)\b/.test(lower) ? 7 : 0) :
+      (hasTime ?
+        minute(
+          monday(/\b(?:next|following)\b/.test(lower) ? 7 : 0)[0].with({ hour: start.hour, minute: start.minute })
+        ) :
+        monday(/\b(?:next|following)\b/.test(lower) ? 7 : 0)) :
       !hasDay && !hasTime && s.isCertain("month") ?
       [day.with({ day: 1 }), day.with({ day: 1 }).add({ months: 1 })] :
       within ?
@@ -180,6 +201,8 @@ export const readDates = (
     const words = [wordsOf(traced, ...span)]
     whens.push({
       ...(s.isCertain("weekday") && !s.isCertain("day") && !relative ? { weekday: true } : {}),
+      ...(!hasTime && /\b(?:morning|afternoon|evening|night|arvo|lunchtime)s?\b/.test(lower) ? { dayPart: true } : {}),
+      ...(hasTime && /\b(?:weekend|week)\b/.test(lower) ? { wide: true } : {}),
       text: r.text,
       span,
       words,
@@ -204,14 +227,22 @@ const later = (w: When, days: number): When => ({ ...w, from: w.from.add({ days 
  * narrower; "7pm or 8pm" a window from the first to the last.
  */
 const combine = (input: Array<When>, text: string, now: Local): Array<When> => {
-  let whens = [...input].sort(bySpan)
-  for (const time of whens.filter((w) => w.part === "time")) {
-    const days = whens.filter((w) => w.part === "day" && !w.deadline)
-    const day = days.filter((d) => d.span[0] < time.span[0]).at(-1) ?? days.find((d) => d.span[0] > time.span[0])
-    if (day !== undefined) {
-      whens = whens.filter((w) => w !== day && w !== time).concat([join(day, time, now)]).sort(bySpan)
-    }
+  let whens: Array<When> = []
+  let day: number | undefined
+  let alone: When | undefined
+  for (const w of [...input].sort(bySpan)) {
+    if (w.part === "day" && !w.deadline && alone !== undefined) {
+      whens.push(join(w, alone, now))
+      alone = undefined
+    } else if (w.part === "day" && !w.deadline) {
+      day = whens.push(w) - 1
+    } else if (w.part === "time" && day !== undefined) {
+      whens[day] = join(whens[day]!, w, now)
+      day = undefined
+    } else if (w.part === "time" && alone === undefined) alone = w
+    else whens.push(w)
   }
+  whens = (alone === undefined ? whens : [...whens, alone]).sort(bySpan)
   whens = whens.map((w, i) => {
     const next = whens[i + 1]
     const listed = next !== undefined && /^\s*(?:and|&)\s*$/.test(text.slice(w.span[1], next.span[0]))
@@ -228,11 +259,14 @@ const combine = (input: Array<When>, text: string, now: Local): Array<When> => {
     const gap = text.slice(before.span[1], w.span[0])
     const list =
       /^\s*[,;&]|\b(?:and|back|return(?:ing)?|until|till|to|then|check(?:ing)? out|leaving|departing|drop(?:ping)? off)\b/i
-    whens[i] = list.test(gap) ? { ...moved, linked: true } : moved
+    whens[i] = list.test(gap) && !/\bor\b/i.test(gap) ? { ...moved, linked: true } : moved
   }
   if (whens.length !== 2) return whens
   const [a, b] = whens as [When, When]
-  if (/^\s*or\s*$/.test(text.slice(a.span[1], b.span[0])) && a.problem === undefined && b.problem === undefined) {
+  const sameDay = a.part === "time" || b.part === "time" || a.from.toPlainDate().equals(b.from.toPlainDate())
+  if (
+    /^\s*or\s*$/.test(text.slice(a.span[1], b.span[0])) && a.problem === undefined && b.problem === undefined && sameDay
+  ) {
     const from = a.part === "time" && b.part === "both"
       ? b.from.with({ hour: a.from.hour, minute: a.from.minute })
       : a.from
@@ -264,13 +298,15 @@ export const join = (day: When, time: When, now: Local): When => {
     text: `${day.text} ${time.text}`,
     words: [...day.words, ...time.words],
     from,
-    to: from.add(time.to.since(time.from))
+    // A time of day lasts what it said ("6 to 11pm"), never longer than that day.
+    to: time.to.since(time.from).total("hours") >= 24 ? from.add({ minutes: 1 }) : from.add(time.to.since(time.from))
   }
-  const { weekday: _w, ...moment } = joined
+  const { weekday: _w, wide: _d, ...moment } = joined
   return {
     ...moment,
     part: "both",
     ...(day.weekday ? { weekday: true } : {}),
+    ...(day.wide ? { wide: true } : {}),
     ...(problem === undefined ? {} : { problem })
   }
 }

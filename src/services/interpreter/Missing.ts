@@ -7,8 +7,9 @@ import type { Source, Words } from "./Text.ts"
 import { evidenceOf } from "./Text.ts"
 import { dedupe, quoted } from "./Words.ts"
 
-const order = ("objective event location budget.currency budget budget.amount timezone time date quantity.people " +
-  "quantity").split(" ") as ReadonlyArray<QuestionAbout>
+const order =
+  ("objective event location location.from location.to budget.currency budget budget.amount timezone time date quantity.people " +
+    "quantity").split(" ") as ReadonlyArray<QuestionAbout>
 
 /** What a question's answer is read as, to say why an answer that did not settle it was not enough. */
 const as: Partial<Record<QuestionAbout, string>> = lexicon.answeredAs
@@ -40,7 +41,11 @@ export class Findings {
   ask(about: QuestionAbout, text: string) {
     if (this.questions.has(about)) return
     const given = this.answers.get(questionId(about))
-    const why = given === undefined ? "" : ` (${quoted(given)} could not be read as ${as[about] ?? "an answer"}.)`
+    // An answer that gave a fact was read; a question about what it left out says only what is missing.
+    const read = this.constraints.some((c) => c.evidence.some((e) => e.questionId === questionId(about)))
+    const why = given === undefined || read
+      ? ""
+      : ` (${quoted(given)} could not be read as ${as[about] ?? "an answer"}.)`
     this.questions.set(about, Array.from(`${text}${why}`).slice(0, 500).join(""))
   }
 

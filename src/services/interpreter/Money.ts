@@ -176,7 +176,8 @@ export const readMoney = (text: string, countries: ReadonlyArray<string> = []): 
     const at = m.indices?.groups ?? {}
     const end = (...groups: ReadonlyArray<string>) => Math.max(...groups.map((n) => at[n]?.[1] ?? 0))
     const start = m.index
-    const lead = text.slice(0, start)
+    // What comes before an amount that can say what it is: a few words, not the whole text.
+    const lead = text.slice(Math.max(0, start - 60), start)
     // "€300 and 4 people" is no range: what follows the first amount is not its own.
     const range = g.num2 !== undefined && valueOf(g.num2, g.mult2) >= valueOf(g.num!, g.mult)
     const numberEnd = range ? end("num2", "mult2") : end("num", "mult")

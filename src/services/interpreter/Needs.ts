@@ -32,12 +32,13 @@ export const shapeOf = (kind: ObjectiveKind, request: string): Shape =>
   shapes.find((s) => s.kind === kind && s.words.test(request))?.name ?? kind
 
 const mass = wordsOf(needs.massNouns)
+const notPlural = new RegExp(`^(?:${needs.notPlural.replaceAll(" ", "|")})$`, "i")
 /** Things bought by the piece with no count: "custom hoodies", not "groceries". */
 export const pluralItem = (request: string): string | undefined => {
   const item =
     /\b(?:order|buy|get|purchase)\s+(?:some\s+|me\s+|us\s+)?(?:[\p{L}-]+\s+){0,2}?(\p{Ll}[\p{L}-]*[^s\W]s)\b/iu
       .exec(request)?.[1]
-  return item === undefined || mass.test(item) ? undefined : item
+  return item === undefined || mass.test(item) || notPlural.test(item) ? undefined : item
 }
 
 const conditions: Record<string, (request: string) => boolean> = {

@@ -17,7 +17,7 @@ const name = `(?:\\d+[A-Za-z]?\\s+)?(?:(?:${words.streets})\\s+)?${upper}(?:\\s+
 const chain = `${name}(?:\\s*,\\s*${name})*`
 const placePattern = new RegExp(
   String
-    .raw`(?<![\p{L}\d])(in|at|near|around|to|from|towards|into|outside|by|out of|via|on the|reach|→)\s+(?:the\s+)?(${chain}|the (?:airport|station|train station|city cent(?:re|er)|beach|port|harbou?r|hospital|old town))`,
+    .raw`(?<![\p{L}\d])(in|at|near|around|to|from|towards|into|outside|by|out of|via|on the|reach|→)\s+(the (?:airport|station|train station|city cent(?:re|er)|beach|port|harbou?r|hospital|old town)\b|(?:the\s+)?${chain})`,
   "gu"
 )
 const vaguePattern =
@@ -57,17 +57,22 @@ export const readPlaces = (input: string): Array<Place> => {
   const taken = (start: number, end: number) => places.some((p) => p.span[0] < end && start < p.span[1])
   const add = (text: string, at: number, placeRole: Place["role"], prefix = "") => {
     const cleaned = text.replace(/[\s,.]+$/, "").replace(/\s+(?:on|of|&)$/, "")
-    if (cleaned === "" || taken(at, at + cleaned.length)) return
+    // A name of more than 120 characters is not a place anyone names.
+    if (cleaned === "" || cleaned.length > 120 || taken(at, at + cleaned.length)) return
     const shown = /^(?:near|around|to|from|towards)$/.test(prefix) ? `${prefix} ${cleaned}` : cleaned
     const start = prefix === "" || shown === cleaned ? at : at - prefix.length - 1
     places.push({ text: shown, role: placeRole, vague: false, span: [start, at + cleaned.length] })
   }
   for (const m of matches(source, placePattern)) {
-    const [, prep = "", found = ""] = m
+    const [, prep = "", said = ""] = m
+    // "at the Curzon Bloomsbury" is the Curzon Bloomsbury; "to the airport" keeps its article.
+    const found = said.replace(/^the\s+(?=\p{Lu})/u, "")
     const inVague = vague.some((v) => m.index >= v.index && m.index < v.index + v[0].length)
     const first = /\p{Lu}[\p{L}'.-]*/u.exec(found)?.[0] ?? ""
     if (inVague || (notPlace.test(found.trim()) && aliases[fold(first)] === undefined)) continue
-    if ((prep === "by" && !/^the /.test(found)) || (prep === "on the" && !/^\p{Lu}/u.test(found))) continue
+    // "up to 250 GBP" is an amount.
+    if (/^\d[\d,.' ]*\s*[A-Z]{3}\b/.test(found)) continue
+    if ((prep === "by" && !/^the /.test(said)) || (prep === "on the" && !/^\p{Lu}/u.test(found))) continue
     const at = m.index + m[0].lastIndexOf(found)
     const lead = m.index + m[0].indexOf(prep)
     // "Kandy to Ella", "Medellín → Cartagena": the name before "to" is where the journey starts.
@@ -79,13 +84,13 @@ export const readPlaces = (input: string): Array<Place> => {
       }
     }
     const before = source.slice(Math.max(0, lead - 60), lead)
-    const said = prep === "at" && fromBefore.test(before)
+    const placeRole = prep === "at" && fromBefore.test(before)
       ? "from"
       : prep === "at" && toBefore.test(before)
       ? "to"
       : role(prep)
-    add(found, at, said, prep === "→" || prep === "reach" ? "to" : prep)
-    if (prep === "→") places[places.length - 1] = { ...places.at(-1)!, text: found.replace(/[\s,.]+$/, "") }
+    const shown = found === said && prep !== "→" && prep !== "reach" ? prep : prep === "→" ? "" : "to"
+    add(found, at, placeRole, found === said ? shown : "")
   }
   // Names said without a word before them: "Costes, Ráday utca 4, Budapest: dinner ...",
   // "Keflavík airport car hire", "Malmaison Liverpool": a chain that ends in a town, or a terminal.

@@ -74,17 +74,17 @@ export const findPlace = (text: string, context = ""): Found | undefined => {
       .flatMap((q) => [fold(q), fold(aliases[fold(q)] ?? q)])
   )
   const codes = new Set(parts.slice(1).map(fold))
-  // The name looked up does not qualify itself: "Santiago" is also a province of the Dominican Republic.
-  for (const part of parts) qualifiers.delete(fold(part))
   for (const part of [...parts].reverse()) {
     const words = part.split(" ")
-    for (let length = words.length; length >= 1; length--) {
+    // A town's name has at most five words.
+    for (let length = Math.min(words.length, 5); length >= 1; length--) {
       for (let start = 0; start + length <= words.length; start++) {
         const said = words.slice(start, start + length).join(" ")
         const found = cities.get(aliases[fold(said)] ?? fold(said))
         if (found === undefined || (length < words.length && found.every((c) => c.pop < 100_000))) continue
+        // The name looked up does not qualify itself: "Santiago" is also a province of the Dominican Republic.
         const qualified = found.filter((c) =>
-          [c.province, c.country].some((r) => qualifiers.has(fold(r ?? ""))) ||
+          [c.province, c.country].some((r) => fold(r ?? "") !== fold(said) && qualifiers.has(fold(r ?? ""))) ||
           [c.iso3, c.iso2, c.state_ansi].some((r) => codes.has(fold(r ?? "")))
         )
         return decide(said, qualified.length > 0 ? qualified : found, 20, 5)

@@ -66,7 +66,9 @@ export const decideCounts = (
   >,
   needsParty: boolean,
   caller: ReadonlyArray<ConstraintInput>,
-  result: Findings
+  result: Findings,
+  /** What "how many?" asked about, if anything: "tickets", "hoodies". */
+  asked?: string
 ): Map<string, { readonly count: number; readonly words: ReadonlyArray<Words> }> => {
   const byUnit = new Map<string, Array<{ readonly count: number; readonly words: ReadonlyArray<Words> }>>()
   for (const c of own) byUnit.set(c.unit, [...(byUnit.get(c.unit) ?? []), c])
@@ -74,9 +76,15 @@ export const decideCounts = (
     for (const c of a.counts) byUnit.set(a.q === "q_quantity_people" ? "people" : c.unit, [c])
     // "3", to "how many tickets?": the count the question was about.
     const bare = a.q === "q_quantity" && a.counts.length === 0 ? countOf(a.text.replace(/[.!]+$/, "")) : undefined
+    let settled = false
     for (const [unit, n] of byUnit) {
-      if (bare !== undefined && unit !== "people" && n.length > 1) byUnit.set(unit, [{ count: bare, words: [a.words] }])
+      if (bare !== undefined && unit !== "people" && n.length > 1) {
+        byUnit.set(unit, [{ count: bare, words: [a.words] }])
+        settled = true
+      }
     }
+    // "3", to "how many?" about tickets or things the request named but did not count.
+    if (bare !== undefined && !settled && asked !== undefined) byUnit.set(asked, [{ count: bare, words: [a.words] }])
   }
   const callers = caller.filter((c): c is Extract<ConstraintInput, { type: "quantity" }> => c.type === "quantity")
   const kept = new Map<string, { readonly count: number; readonly words: ReadonlyArray<Words> }>()

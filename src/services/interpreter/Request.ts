@@ -76,7 +76,6 @@ export const interpretRequest = (input: InterpretInput): Interpretation => {
     normalized(input.request, 0) :
     Traced.concat([normalized(input.request, 0), Traced.added(". "), goal]).replace(/^\. /, "")
   const answers = texts.filter((a) => a.traced.text !== "" && a.q !== "q_objective")
-  const asked = (q: string) => answers.some((a) => a.q === q)
   const context = [request, ...answers.map((a) => a.traced)].join(". ")
   const caller = input.constraints
   const of = <T extends ConstraintInput["type"]>(type: T) =>
@@ -89,13 +88,17 @@ export const interpretRequest = (input: InterpretInput): Interpretation => {
   // Places: the request's and the answers'; an answer to "where?" is a place even without "in".
   const placesIn = (traced: Traced): Array<Named> =>
     readPlaces(traced.text).map((p) => ({ ...p, words: [wordsOf(traced, ...p.span)] }))
+  // A place answered to "where from?" is where it starts, to "where to?" where it goes.
+  const asked = (q: string) => answers.some((a) => a.q === q)
+  const roleOf = (q: string): Place["role"] => (q === "q_location_from" ? "from" : q === "q_location_to" ? "to" : "at")
   const answered = answers.flatMap(({ q, traced }): Array<Named> => {
-    const read = placesIn(traced)
-    if (read.length > 0 || q !== "q_location") return read
+    const where = q.startsWith("q_location")
+    const read = placesIn(traced).map((p) => (where && p.role === "at" ? { ...p, role: roleOf(q) } : p))
+    if (read.length > 0 || !where) return read
     const text = traced.text.replace(/[.!]+$/, "")
-    return [{ text, role: "at", vague: false, span: [0, text.length], words: [wordsOf(traced, 0, text.length)] }]
+    return [{ text, role: roleOf(q), vague: false, span: [0, text.length], words: [wordsOf(traced, 0, text.length)] }]
   })
-  const own = placesIn(request).filter((p) => !(p.vague && asked("q_location")))
+  const own = placesIn(request).filter((p) => !(p.vague && (asked("q_location") || asked("q_location_to"))))
   const places = dedupe([...own, ...answered], (p) => p.text)
   const callerPlaces = of("location").map((c): Named => ({
     text: c.place,
@@ -160,7 +163,8 @@ export const interpretRequest = (input: InterpretInput): Interpretation => {
   const mine = readText("", request, now, kind, context, conventions, located)
   const read = answers.map((a) => readText(a.q, a.traced, now, kind, context, conventions, located))
   const shape = shapeOf(kind, request.text)
-  const counts = decideCounts(mine.counts, read, false, caller, result)
+  const plural = pluralItem(request.text)
+  const counts = decideCounts(mine.counts, read, false, caller, result, plural ?? "tickets")
   const hedged = [request, ...answers.map((a) => a.traced)].map((t) => hedge(t.text)?.[0]).find((h) => h !== undefined)
   const times = decideTimes(read.reduce<ReadonlyArray<When>>((whens, a) => merge(now)(whens, a.whens), mine.whens), {
     kind,
@@ -194,13 +198,15 @@ export const interpretRequest = (input: InterpretInput): Interpretation => {
   const item = /\b(?:order|buy|get|purchase|send)\s+(?:me\s+|us\s+|some\s+)?([\p{L}-]+)/iu.exec(request.text)?.[1]
   const have: Record<Fact, boolean> = {
     place: given || placed("any"),
-    origin: given || placed("from"),
+    // "a cab in London to Gatwick": where the journey is, when it also says where to, is where it starts.
+    origin: given || placed("from") || (placed("to") && placed("at")),
     destination: placed("to"),
     pickup: given || placed("from"),
     address: given || placed("to", true) || placed("at", true),
     day: times.day,
     time: times.time,
-    until: times.until || counts.has("nights") || counts.has("night"),
+    until: times.until || counts.has("nights") || counts.has("night") ||
+      /\b(?:tonight|one night|a night|night of|overnight)\b/i.test(request.text),
     party: counts.has("people"),
     count: [...counts.keys()].some((u) =>
       /^(?:people|.*\b(?:tickets?|seats?|passes)\b.*)$/.test(u) || u.includes(pluralItem(request.text) ?? "\u0000")
@@ -210,7 +216,8 @@ export const interpretRequest = (input: InterpretInput): Interpretation => {
   const why: Partial<Record<Fact, string>> = {
     ...(times.vague === undefined ? {} : { day: `${times.vague} is not one day.` }),
     ...(times.said === undefined || times.time ? {} : { time: `${times.said} names no time.` }),
-    ...(item === undefined ? {} : { item: `"${item}" does not say what.` })
+    ...(item === undefined ? {} : { item: `"${item}" does not say what.` }),
+    count: `The request does not say how many ${plural ?? "tickets"}.`
   }
   if (!result.asks("date") && !result.asks("time")) askMissing(needed(shape, request.text), (f) => have[f], result, why)
   else {askMissing(

@@ -102,7 +102,21 @@ const trim = (text: string, start: number, end: number): readonly [number, numbe
   return [start, end]
 }
 
-const codePoints = (text: string, units: number) => Array.from(text.slice(0, units)).length
+/** For each UTF-16 offset of a source, its offset in code points (computed once per source). */
+const offsets = new WeakMap<Source, Int32Array>()
+const codePoints = (source: Source, units: number): number => {
+  let table = offsets.get(source)
+  if (table === undefined) {
+    table = new Int32Array(source.text.length + 1)
+    for (let i = 0, points = 0; i <= source.text.length; i++) {
+      table[i] = points
+      const unit = source.text.charCodeAt(i)
+      if (!(unit >= 0xD800 && unit <= 0xDBFF && /[\uDC00-\uDFFF]/.test(source.text[i + 1] ?? ""))) points++
+    }
+    offsets.set(source, table)
+  }
+  return table[units]!
+}
 
 /** Evidence, in code points of each source, for some words of a traced text. */
 export const evidenceOf = (sources: ReadonlyArray<Source>, words: Words): Array<Evidence> =>
@@ -112,8 +126,8 @@ export const evidenceOf = (sources: ReadonlyArray<Source>, words: Words): Array<
     if (b <= a) return []
     const evidence = {
       text: source.text.slice(a, b),
-      start: codePoints(source.text, a),
-      end: codePoints(source.text, b)
+      start: codePoints(source, a),
+      end: codePoints(source, b)
     }
     return [source.answer === undefined ? evidence : { ...evidence, ...source.answer }]
   })

@@ -112,14 +112,26 @@ export const decideTimes = (whens: ReadonlyArray<When>, ctx: TimeContext, result
     result.ask("timezone", `Which time zone should the times be read in: ${ctx.zones.join(" or ")}?`)
     return all
   }
-  const wide = kept.find((w) => !w.deadline && days(w) > 1 && ctx.shape !== "stay" && ctx.shape !== "rental")
+  const wide = kept.find((w) =>
+    !w.deadline && (days(w) > 1 || w.wide === true) && ctx.shape !== "stay" && ctx.shape !== "rental"
+  )
   const facts = {
     day: kept.some((w) => w.deadline || days(w) <= 1 || ctx.shape === "stay" || ctx.shape === "rental") &&
       wide === undefined,
-    time: kept.some((w) => w.clock),
+    // A clock time, a time from now ("in 2 hours", "now"), a range of hours; for a visit, a part of the day.
+    time: kept.some((w) =>
+      w.clock || w.to.since(w.from).total("minutes") <= 240 || (ctx.kind === "service" && w.dayPart === true)
+    ),
     until: kept.some((w) => days(w) > 1 || (ctx.shape === "rental" && w.to.since(w.from).total("hours") > 1)),
     vague: wide === undefined ? undefined : said(wide),
     said: kept.length === 0 ? undefined : kept.map(said).join(", ")
+  }
+  // The caller's window or deadline gives the day, and the time when it is a few hours at most.
+  if (given.length > 0) {
+    facts.day = true
+    facts.time ||= given.some((c) =>
+      c.type === "deadline" || (c.type === "window" && ms(c.end) - ms(c.start) <= 4 * 3_600_000)
+    )
   }
   if (ctx.zone === undefined && kept.some((w) => w.clock)) return { ...none, ...facts, needsZone: true }
   let used = false
