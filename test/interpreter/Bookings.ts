@@ -47,11 +47,11 @@ export const bookings: ReadonlyArray<Case> = [
     ask: [],
     facts: { window: "2026-03-12T13:00:00+01:00", people: 8 }
   },
-  { request: "table at Nobu", given: [lisbon], kind: "reservation", ask: ["q_time", "q_date", "q_quantity_people"] },
+  { request: "table at Nobu", given: [lisbon], kind: "reservation", ask: ["q_date", "q_quantity_people"] },
   {
     request: "Book a table for 4 at an Italian restaurant in Lisbon",
     kind: "reservation",
-    ask: ["q_time", "q_date"],
+    ask: ["q_date"],
     facts: { people: 4, places: ["Lisbon"] }
   },
   {
@@ -343,7 +343,7 @@ export const bookings: ReadonlyArray<Case> = [
   {
     request: "Two train tickets from Paris to Lyon this weekend",
     kind: "transport",
-    ask: ["q_time", "q_date"],
+    ask: ["q_date"],
     facts: { window: ["2026-03-14T00:00:00+01:00", "2026-03-16T00:00:00+01:00"], quantity: [2, "train tickets"] }
   },
   {
@@ -359,12 +359,12 @@ export const bookings: ReadonlyArray<Case> = [
     ask: [],
     facts: { window: "2026-03-10T12:00:00+00:00", zone: "Europe/London" }
   },
-  { request: "Book me a flight to São Paulo", kind: "transport", ask: ["q_location_from", "q_time", "q_date"] },
+  { request: "Book me a flight to São Paulo", kind: "transport", ask: ["q_location_from", "q_date"] },
   {
     request: "ferry to Tangier between 15 and 17 April",
     given: [{ type: "timezone", zone: "Europe/Madrid" }],
     kind: "transport",
-    ask: ["q_location_from", "q_time", "q_date"],
+    ask: ["q_location_from", "q_date"],
     facts: { window: ["2026-04-15T00:00:00+02:00", "2026-04-18T00:00:00+02:00"] }
   },
   { request: "train to Porto yesterday", kind: "transport", ask: ["q_location_from", "q_date"] },
@@ -439,7 +439,7 @@ export const bookings: ReadonlyArray<Case> = [
   {
     request: "Flight to Bangkok in April",
     kind: "transport",
-    ask: ["q_time", "q_date"],
+    ask: ["q_date"],
     facts: { window: ["2026-04-01T00:00:00+07:00", "2026-05-01T00:00:00+07:00"], zone: "Asia/Bangkok" }
   },
   {

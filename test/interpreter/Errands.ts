@@ -101,7 +101,7 @@ export const errands: ReadonlyArray<Case> = [
   {
     request: "Dentist appointment next week, mornings only",
     kind: "appointment",
-    ask: ["q_location", "q_time", "q_date"],
+    ask: ["q_location", "q_date"],
     facts: { window: ["2026-03-16T00:00:00Z", "2026-03-23T00:00:00Z"] }
   },
   {
@@ -118,7 +118,7 @@ export const errands: ReadonlyArray<Case> = [
     ask: ["q_location", "q_time"],
     facts: { window: ["2026-03-11T00:00:00+00:00", "2026-03-12T00:00:00+00:00"] }
   },
-  { request: "Book a doctor's appointment", kind: "appointment", ask: ["q_location", "q_time", "q_date"] },
+  { request: "Book a doctor's appointment", kind: "appointment", ask: ["q_location", "q_date"] },
   {
     request: "Massage in Bali on 1 May",
     kind: "appointment",
@@ -156,7 +156,7 @@ export const errands: ReadonlyArray<Case> = [
     kind: "appointment",
     ask: ["q_location"]
   },
-  { request: "A haircut", kind: "appointment", ask: ["q_location", "q_time", "q_date"] },
+  { request: "A haircut", kind: "appointment", ask: ["q_location", "q_date"] },
   {
     request: "Vaccination for my cat in Auckland next Monday at 9am",
     kind: "appointment",
@@ -193,10 +193,10 @@ export const errands: ReadonlyArray<Case> = [
   {
     request: "Need an electrician to install 4 ceiling lights, up to 250 GBP",
     kind: "service",
-    ask: ["q_location_to", "q_time", "q_date"],
+    ask: ["q_location_to", "q_date"],
     facts: { budget: "250.00 GBP", quantity: [4, "ceiling lights"] }
   },
-  { request: "Cleaner for my flat every week", kind: "service", ask: ["q_location_to", "q_time", "q_date"] },
+  { request: "Cleaner for my flat every week", kind: "service", ask: ["q_location_to", "q_date"] },
   {
     request: "A cleaner at my place on Thursday at 10, £15 an hour",
     given: [{ type: "timezone", zone: "Europe/London" }],
@@ -239,7 +239,7 @@ export const errands: ReadonlyArray<Case> = [
   {
     request: "Handyman to assemble 2 wardrobes next week",
     kind: "service",
-    ask: ["q_location_to", "q_time", "q_date"],
+    ask: ["q_location_to", "q_date"],
     facts: { quantity: [2, "wardrobes"] }
   },
   {

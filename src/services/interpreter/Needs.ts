@@ -70,9 +70,11 @@ export const askMissing = (
   result: Findings,
   why: Partial<Record<Fact, string>> = {}
 ) => {
+  // Neither the day nor the time: one question, answered in one breath ("Friday at 8pm").
+  const both = want.includes("day") && want.includes("time") && !have("day") && !have("time")
   for (const fact of want) {
-    if (have(fact)) continue
-    const [about, text] = needs.questions[fact] as [QuestionAbout, string]
+    if (have(fact) || (both && fact === "time")) continue
+    const [about, text] = needs.questions[both && fact === "day" ? "day and time" : fact] as [QuestionAbout, string]
     result.ask(about, why[fact] === undefined ? text : `${why[fact]} ${text}`)
   }
 }
