@@ -336,7 +336,7 @@ export const errands: ReadonlyArray<Case> = [
     request: "flight to Rome on Friday under €200",
     given: [{ type: "budget", max: { amount: "180.00", currency: "EUR" } }],
     kind: "transport",
-    ask: ["q_location_from", "q_time"],
+    ask: ["q_location_from", "q_budget", "q_time"],
     facts: { budget: null }
   },
   {

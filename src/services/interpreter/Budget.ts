@@ -64,8 +64,9 @@ export const readBudget = (
   } else if (times === undefined) result.add({ type: "note", text: `at most ${m.text}` }, m.words)
   else if (amount === undefined || !/^\d/.test(amount)) {
     ask("budget.amount", `${m.text} cannot be a budget: what is the most to spend?`)
-  } else if (callers.some((c) => c.currency === m.currency && Number(c.amount) <= Number(amount))) return
+  } else if (callers.some((c) => c.currency === m.currency && Number(c.amount) === Number(amount))) return
   else if (callers.length > 0 && answer === undefined) {
+    // The words and the caller's budget disagree: more than the caller allows, or another currency.
     result.ask("budget", `The request says at most ${amount} ${m.currency} but ${given} was given: what is the most?`)
   } else result.add({ type: "budget", max: { amount, currency: m.currency } }, [...m.words, ...(per?.words ?? [])])
 }

@@ -37,6 +37,7 @@ export const rewrite = (text: Traced, today: Temporal.PlainDate, dayFirst?: bool
     .replace(/\b(?:asap|as soon as possible|right now|right away|immediately|straight away)\b/gi, "now")
     .replace(/\b(?:tmrw|tmr|tomorow|tommorow|tomorrrow|2moro)\b/gi, "tomorrow")
     .replace(/\b(?:wednsday|wensday|wedensday|wednesdy)\b/gi, "Wednesday")
+    .replace(/\b(?:the )?night of (?=\d|the \d)/gi, "on ")
     .replace(/\b(?:thrusday|thursdy|thurdsay)\b/gi, "Thursday")
     .replace(/\b(?:avant|antes de(?: las?)?|antes das?|vor)\s+(?=\d)/gi, "before ")
     .replace(/\b(\d{1,2})[hu]([0-5]\d)\b/g, "$1:$2")

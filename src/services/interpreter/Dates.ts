@@ -247,7 +247,7 @@ const combine = (input: Array<When>, text: string, now: Local): Array<When> => {
     const next = whens[i + 1]
     const listed = next !== undefined && /^\s*(?:and|&)\s*$/.test(text.slice(w.span[1], next.span[0]))
     return w.part === "day" && !w.deadline && next?.part === "both" && listed
-      ? join(w, { ...next, part: "time" }, now)
+      ? { ...join(w, { ...next, part: "time" }, now), span: w.span }
       : w
   })
   for (let i = 1; i < whens.length; i++) {

@@ -75,12 +75,15 @@ export const findPlace = (text: string, context = ""): Found | undefined => {
   )
   const codes = new Set(parts.slice(1).map(fold))
   for (const part of [...parts].reverse()) {
-    const words = part.split(" ")
+    // "Hanoi's Old Quarter" is in Hanoi.
+    const words = part.split(" ").map((w) => w.replace(/['’]s$/, ""))
     // A town's name has at most five words.
     for (let length = Math.min(words.length, 5); length >= 1; length--) {
       for (let start = 0; start + length <= words.length; start++) {
         const said = words.slice(start, start + length).join(" ")
-        const found = cities.get(aliases[fold(said)] ?? fold(said))
+        // A short alias ("LA", "SF") is a whole name, never a word inside another ("La Siesta").
+        const alias = length < words.length && fold(said).length <= 3 ? undefined : aliases[fold(said)]
+        const found = cities.get(alias ?? fold(said))
         if (found === undefined || (length < words.length && found.every((c) => c.pop < 100_000))) continue
         // The name looked up does not qualify itself: "Santiago" is also a province of the Dominican Republic.
         const qualified = found.filter((c) =>

@@ -20,16 +20,32 @@ const stops =
 export const readCounts = (text: string): Array<Count> => {
   const counts: Array<Count> = []
   const taken: Array<number> = []
-  const lead = "(?:table|party|group|family|booking|reservation|dinner|lunch|brunch|breakfast|room|seats?) (?:for|of) "
+  const lead =
+    "(?:table|party|group|family|booking|reservation|dinner|lunch|brunch|breakfast|room|seats?|mesa|tavolo|tisch) (?:for|of|para|pour|per|für) "
   const people = new RegExp(
     `\\b(${lead}|(?:for|we are|we're|there are|there will be|there'll be) )?(${countPattern})(?: (${peopleNouns}))?\\b(?: and (${countPattern}) (?:kids|children|child))?`,
     "gi"
   )
+  // "me and three friends", "me and two mates": the person and the others.
+  const company = new RegExp(
+    `\\b(?:me|myself|i) (?:and|\\+|plus) (${countPattern}) (?:friends|mates|others|colleagues|guests|buddies|pals)\\b`,
+    "i"
+  )
+    .exec(text)
+  if (company !== null) {
+    counts.push({
+      count: (countOf(company[1]!) ?? 0) + 1,
+      unit: "people",
+      span: [company.index, company.index + company[0].length]
+    })
+    taken.push(company.index + company[0].indexOf(company[1]!))
+  }
   for (const m of matches(text, people)) {
     const [, introduced, number = "", noun, kids] = m
+    if (taken.includes(m.index + m[0].indexOf(number))) continue
     const next = text.slice(m.index + m[0].length, m.index + m[0].length + 30).trimStart()
     const bare = introduced === undefined || (/^[a-z]/.test(next) && !stops.test(next.split(/\W/)[0] ?? "")) ||
-      /^(?:\d|am\b|pm\b|:|\.\d)/i.test(next)
+      /^(?:\d|am\b|pm\b|:\d|\.\d)/i.test(next)
     if (noun === undefined && bare) continue
     const count = (countOf(number) ?? 0) + (kids === undefined ? 0 : countOf(kids) ?? 0)
     if (count > 0) {
@@ -38,7 +54,7 @@ export const readCounts = (text: string): Array<Count> => {
     taken.push(m.index + m[0].indexOf(number), ...(kids === undefined ? [] : [m.index + m[0].lastIndexOf(kids)]))
   }
   const two =
-    /\b(?:me and my (?:wife|husband|partner|girlfriend|boyfriend|friend|mum|mom|dad)|my (?:wife|husband|partner) and (?:me|i)|the two of us|for two of us)\b/i
+    /\b(?:me and my (?:wife|husband|partner|girlfriend|boyfriend|friend|mum|mom|dad)|my (?:wife|husband|partner) and (?:me|i)|the two of us|for two of us|we(?:'re| are) a couple)\b/i
       .exec(text)
   if (two !== null) counts.push({ count: 2, unit: "people", span: [two.index, two.index + two[0].length] })
   for (const m of matches(text, new RegExp(String.raw`\b(${countPattern}) ([a-z][a-z' -]*)`, "gi"))) {

@@ -39,7 +39,8 @@ const readText = (
   const lead = q === "q_budget" || q === "q_budget_amount" ? "budget " : q === "q_quantity_people" ? "for " : ""
   const dates = readDates(Traced.concat([Traced.added(lead), traced]), now, kind, context, place)
   const rewritten = dates.traced
-  const rest = mask(dates.text, dates.whens.map((w) => w.span))
+  // A time read is blanked out with a mark, not spaces: "from Friday, €120 a night" is no "from €120".
+  const rest = mask(dates.text, dates.whens.map((w) => w.span), "·")
   const money: Array<Amount> = readMoney(rest, countries).map((m) => ({ ...m, words: [wordsOf(rewritten, ...m.span)] }))
   const counts: Array<CountRead> = readCounts(mask(rest, money.map((m) => m.span)))
     .map((c) => ({ ...c, words: [wordsOf(rewritten, ...c.span)] }))

@@ -23,5 +23,5 @@ export const dedupe = <A>(values: ReadonlyArray<A>, key = (a: A): string => JSON
 
 export const matches = (text: string, pattern: RegExp): Array<RegExpExecArray> => [...text.matchAll(pattern)]
 /** The text with [start, end) blanked out, so later readers do not read it again. */
-export const mask = (text: string, spans: ReadonlyArray<readonly [number, number]>): string =>
-  spans.reduce((out, [start, end]) => out.slice(0, start) + " ".repeat(end - start) + out.slice(end), text)
+export const mask = (text: string, spans: ReadonlyArray<readonly [number, number]>, fill = " "): string =>
+  spans.reduce((out, [start, end]) => out.slice(0, start) + fill.repeat(end - start) + out.slice(end), text)
