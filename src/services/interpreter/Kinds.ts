@@ -43,6 +43,9 @@ export const readKindAt = (
   if (goodsMoved !== null && moved.test(text) && !bought.test(text)) {
     return { kind: "delivery", span: [goodsMoved.index, goodsMoved.index + goodsMoved[0].length] }
   }
+  // "get 2 of us into Sketch": places for people at a venue.
+  const seats = /\b(?:get|book|fit)\s+(?:\w+\s+){0,2}of us\s+in(?:to)?\b/i.exec(text)
+  if (seats !== null) return { kind: "reservation", span: [seats.index, seats.index + seats[0].length] }
   const journey = leg.exec(text)
   if (journey !== null) return { kind: "transport", span: [journey.index, journey.index + journey[0].length] }
   for (const tier of index) {

@@ -7,9 +7,9 @@ import { fold, matches } from "./Words.ts"
 const words = lexicon.placeWords
 /** A capitalised word of a name, or a word that can stand in one ("utca", "de", "&"). */
 const upper = String.raw`\p{Lu}[\p{L}\d'’.&-]*`
-const inside = `(?:${words.inside})(?=\\s+(?:\\p{Lu}|\\d|(?:${words.inside})\\b))`
+const inside = `(?:${words.inside})(?=\\s+(?:\\p{Lu}|\\d|(?:${words.inside}|${words.after})(?![\\p{L}\\d])))`
 const number = String
-  .raw`\d+[A-Za-z]?(?=\s*[,)]|\s+\p{Lu}|\s+(?:${words.inside}|into|to|in|and|on|at|by|for|from|near)\b|$)`
+  .raw`\d+[A-Za-z]?(?=\s*[,)]|\s+\p{Lu}|\s+(?:${words.inside}|into|to|in|and|on|at|by|for|from|near)(?![\p{L}\d])|$)`
 /** One name: "Salon Kallio", "12 Rothschild Blvd", "rue Saint-Denis", "Ráday utca 4", "Keflavík airport". */
 const name = `(?:\\d+[A-Za-z]?\\s+)?(?:(?:${words.streets})\\s+)?${upper}(?:\\s+(?:${upper}|${number}|${inside}))*` +
   `(?:\\s+(?:${words.after}))?`
@@ -48,7 +48,9 @@ export const readPlaces = (input: string): Array<Place> => {
     const next = /^\s+(?:in|at)\s+(?:\d+\s+)?(\p{Lu}[\p{L}\d]*)/u.exec(after)?.[1]
     return next === undefined || notPlace.test(next)
   })
-  const places: Array<Place> = vague.map((m) => ({
+  // "same hotel as last time", "the place we had our anniversary": known only to the person.
+  const personal = matches(source, new RegExp(words.personal, "giu"))
+  const places: Array<Place> = [...vague, ...personal].map((m) => ({
     text: m[1]!,
     role: "at",
     vague: true,

@@ -47,6 +47,8 @@ const readText = (
   return { q, text: traced.text, words: wordsOf(traced, 0, traced.text.length), whens: dates.whens, money, counts }
 }
 
+const regionNames = new Intl.DisplayNames("en", { type: "region" })
+
 const sameZone = (a: string, b: string) => {
   const canonical = (zone: string) => new Intl.DateTimeFormat("en", { timeZone: zone }).resolvedOptions().timeZone
   return canonical(a) === canonical(b)
@@ -109,7 +111,12 @@ export const interpretRequest = (input: InterpretInput): Interpretation => {
     words: []
   }))
   const known = [...callerPlaces, ...places.filter((p) => !p.vague)]
-  const found = known.map((p) => ({ ...p, found: findPlace(p.text, context) }))
+  // A currency that is one country's names that country: "Santiago" with "450.000 CLP" is in Chile.
+  const hinted = readMoney(request.text).flatMap((m) => {
+    const country = m.currency !== undefined && "code" in m.currency ? homeOf(m.currency.code) : undefined
+    return country === undefined ? [] : [regionNames.of(country) ?? ""]
+  })
+  const found = known.map((p) => ({ ...p, found: findPlace(p.text, [context, ...hinted].join(". ")) }))
   const ambiguous = found.find((p) => p.found?._tag === "Ambiguous" && !callerPlaces.some((c) => c.text === p.text))
     ?.found
   if (ambiguous?._tag === "Ambiguous") {

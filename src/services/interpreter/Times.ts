@@ -104,6 +104,14 @@ export const decideTimes = (whens: ReadonlyArray<When>, ctx: TimeContext, result
     return all
   }
   const kept = keep(good, ctx)
+  // "in on the 12th, out on the 15th, so two nights": the dates and the nights cannot both hold.
+  const between = ctx.shape === "stay" && good.length >= 2 && kept?.length === 1 ? days(kept[0]!) - 1 : undefined
+  if (between !== undefined && ctx.nights !== undefined && between !== ctx.nights.count) {
+    ask(
+      `${good.map(said).join(" to ")} is ${between} nights, but the request says ${ctx.nights.count}: which is right?`
+    )
+    return all
+  }
   if (kept === undefined) {
     ask(`The request names more than one time (${good.map(said).join(", ")}): which one should it be?`)
     return all
