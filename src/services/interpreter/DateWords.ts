@@ -70,6 +70,11 @@ export const rewrite = (text: Traced, today: Temporal.PlainDate, dayFirst?: bool
     )
     .replace(/\bat ([01]\d|2[0-3])([0-5]\d)\b(?!\s+\p{Lu})/gu, "at $1:$2")
     .replace(/\b(\d{1,2}) ?ish\b/gi, "$1")
+    // "around 8", "about 7:30": a time said loosely is that time, when nothing counted or priced follows.
+    .replace(
+      /\b(?:around|about|approx(?:imately)?|roughly|circa|~)\s?(\d{1,2}(?::\d{2})?(?:\s?[ap]\.?m\.?)?)(?!\d|[.,:]\d|\s*(?:%|people|persons|guests|pax|of us|adults|kids|euros?|dollars?|pounds?|bucks|quid|[A-Z]{3}\b|kg|km|mi|min|minutes|hours?|days?|nights?|weeks?|items?|tickets?|bottles?))/gi,
+      "at $1"
+    )
     .replace(/\b(\d{1,2}(?::\d{2})?) or (\d{1,2}(?::\d{2})?) ?([ap]\.?m\.?)/gi, "$1$3 or $2$3")
     .replace(/\bat (\d{1,2}(?::\d{2})?) or (\d{1,2}(?::\d{2})?)\b(?! ?[ap]\.?m)/gi, "at $1 or at $2")
     .replace(/\bbetween (\d{1,2}(?::\d{2})?(?: ?[ap]m)?) and (\d{1,2}(?::\d{2})?)(?=:| ?[ap]m\b)/gi, "$1 - $2")

@@ -49,6 +49,14 @@ export class Findings {
     this.questions.set(about, Array.from(`${text}${why}`).slice(0, 500).join(""))
   }
 
+  /** Words no reader took: their question quotes them, or, when it is already asked, says it too. */
+  mention(about: QuestionAbout, words: string) {
+    const text = `What does ${quoted(words)} mean here?`
+    const asked = this.questions.get(about)
+    if (asked === undefined) this.ask(about, text)
+    else if (!asked.includes(text)) this.questions.set(about, Array.from(`${asked} ${text}`).slice(0, 500).join(""))
+  }
+
   interpretation(objective: Objective | null): Interpretation {
     const rank = ["budget", "deadline", "window", "location", "quantity", "timezone", "note"]
     const constraints = dedupe(this.constraints, ({ evidence: _, ...c }) => JSON.stringify(c))

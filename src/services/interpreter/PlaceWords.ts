@@ -71,7 +71,9 @@ export const readPlaces = (input: string): Array<Place> => {
     const found = said.replace(/^the\s+(?=\p{Lu})/u, "")
     const inVague = vague.some((v) => m.index >= v.index && m.index < v.index + v[0].length)
     const first = /\p{Lu}[\p{L}'.-]*/u.exec(found)?.[0] ?? ""
-    if (inVague || (notPlace.test(found.trim()) && aliases[fold(first)] === undefined)) continue
+    // "from Dec 10" is a date; "at TD Garden" a place: a word that is no place starts one only before another name.
+    const named = /^\S+\s+\p{Lu}/u.test(found)
+    if (inVague || (notPlace.test(first) && !named && aliases[fold(first)] === undefined)) continue
     // "up to 250 GBP" is an amount.
     if (/^\d[\d,.' ]*\s*[A-Z]{3}\b/.test(found)) continue
     if ((prep === "by" && !/^the /.test(said)) || (prep === "on the" && !/^\p{Lu}/u.test(found))) continue

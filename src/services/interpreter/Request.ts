@@ -1,6 +1,6 @@
 import * as DateTime from "effect/DateTime"
 import { Temporal } from "temporal-polyfill"
-import type { ConstraintInput, Objective, ObjectiveKind } from "../../schema/Constraint.ts"
+import type { ConstraintInput, Evidence, Objective, ObjectiveKind } from "../../schema/Constraint.ts"
 import { summaryMaxLength } from "../../schema/Constraint.ts"
 import type { Amount } from "./Budget.ts"
 import { readBudget } from "./Budget.ts"
@@ -9,6 +9,7 @@ import { isReturnTrip, join, readDates } from "./Dates.ts"
 import type { Interpretation, InterpretInput } from "./Interpreter.ts"
 import { readKindAt } from "./Kinds.ts"
 import { clock24, dayFirst } from "./Locale.ts"
+import { mentionsIn, questionFor } from "./Mentions.ts"
 import { Findings } from "./Missing.ts"
 import { homeOf, readMoney, resolveCurrency } from "./Money.ts"
 import type { Fact } from "./Needs.ts"
@@ -48,6 +49,16 @@ const readText = (
 }
 
 const regionNames = new Intl.DisplayNames("en", { type: "region" })
+
+/** The mentions of the request that no evidence covers (spans compared in code points). */
+const unread = (request: string, evidence: ReadonlyArray<Evidence>) => {
+  const own = evidence.filter((e) => e.revision === undefined)
+  const points = (units: number) => Array.from(request.slice(0, units)).length
+  return mentionsIn(request).filter((m) => {
+    const [start, end] = [points(m.span[0]), points(m.span[1])]
+    return !own.some((e) => e.start < end && start < e.end)
+  })
+}
 
 const sameZone = (a: string, b: string) => {
   const canonical = (zone: string) => new Intl.DateTimeFormat("en", { timeZone: zone }).resolvedOptions().timeZone
@@ -234,6 +245,17 @@ export const interpretRequest = (input: InterpretInput): Interpretation => {
       result
     )}
   if (times.needsZone && !result.asks("location")) result.ask("timezone", "Which time zone? Name the city or the zone.")
+  // Nothing dropped: a time, a date, an amount, a count or a place that no reader took asks, in its words.
+  const heard = result.evidence([
+    ...mine.whens.flatMap((w) => w.words),
+    ...mine.money.flatMap((m) => m.words),
+    ...mine.counts.flatMap((c) => c.words),
+    ...places.flatMap((p) => p.words),
+    ...named.flatMap((z) => z.words)
+  ])
+  for (const m of unread(input.request, [...heard, ...result.constraints.flatMap((c) => c.evidence)])) {
+    result.mention(questionFor[m.kind], m.text)
+  }
   return result.interpretation(objective)
 }
 
