@@ -226,7 +226,7 @@ export const errands: ReadonlyArray<Case> = [
   {
     request: "Locksmith now in Amsterdam, I'm locked out",
     kind: "service",
-    ask: [],
+    ask: ["q_location_to"],
     facts: { window: "2026-03-10T11:00:00+01:00", zone: "Europe/Amsterdam" }
   },
   { request: "Plumber at 9 tomorrow", kind: "service", ask: ["q_location_to", "q_timezone"] },
@@ -330,7 +330,7 @@ export const errands: ReadonlyArray<Case> = [
     request: "flight to Rome on Friday under €200",
     given: [{ type: "budget", max: { amount: "250.00", currency: "EUR" } }],
     kind: "transport",
-    ask: ["q_location_from", "q_budget", "q_time"]
+    ask: ["q_location_from", "q_time"]
   },
   {
     request: "flight to Rome on Friday under €200",

@@ -65,8 +65,12 @@ export const readBudget = (
   else if (amount === undefined || !/^\d/.test(amount)) {
     ask("budget.amount", `${m.text} cannot be a budget: what is the most to spend?`)
   } else if (callers.some((c) => c.currency === m.currency && Number(c.amount) === Number(amount))) return
-  else if (callers.length > 0 && answer === undefined) {
+  else if (
+    callers.length > 0 && answer === undefined &&
+    !callers.some((c) => c.currency === m.currency && Number(c.amount) > Number(amount))
+  ) {
     // The words and the caller's budget disagree: more than the caller allows, or another currency.
+    // Words within the caller's budget are the stricter fact, and stand.
     result.ask("budget", `The request says at most ${amount} ${m.currency} but ${given} was given: what is the most?`)
   } else result.add({ type: "budget", max: { amount, currency: m.currency } }, [...m.words, ...(per?.words ?? [])])
 }

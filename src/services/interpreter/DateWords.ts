@@ -1,5 +1,6 @@
 import { Temporal } from "temporal-polyfill"
 import type { Traced } from "./Text.ts"
+import { countOf } from "./Words.ts"
 
 const months = "January February March April May June July August September October November December".split(" ")
 const weekdays = "sunday monday tuesday wednesday thursday friday saturday".split(" ")
@@ -61,6 +62,29 @@ export const rewrite = (text: Traced, today: Temporal.PlainDate, dayFirst?: bool
       (_, at: string, h: string) => `${at} ${hourOf(h)}`
     )
     .replace(/\b(?:a|one) fortnight\b|\bfortnight\b/gi, "2 weeks")
+    .replace(/\b(?:the )?day after tomorrow\b|\bovermorrow\b/gi, "in 2 days")
+    // "a week from today", "2 weeks today", "a week tomorrow": so many days on.
+    .replace(
+      /\b(?:in )?(\d|a|one|two|three|four) weeks? (?:from )?(today|tomorrow|now)\b/gi,
+      (_, n: string, from: string) => `in ${7 * (countOf(n) ?? 1) + (from.toLowerCase() === "tomorrow" ? 1 : 0)} days`
+    )
+    // "Monday week": the Monday after the coming one.
+    .replace(new RegExp(`\\b(${weekday}) week\\b`, "gi"), (all, w: string) => {
+      const ahead = (weekdayOf(w) - (today.dayOfWeek % 7) + 7) % 7 || 7
+      return weekdayOf(w) < 0 ? all : `on ${name(today.add({ days: ahead + 7 }))}`
+    })
+    .replace(
+      /\bthe (\d{1,2})(?:st|nd|rd|th)? of next month\b/gi,
+      (all, d: string) => {
+        const month = today.with({ day: 1 }).add({ months: 1 })
+        return Number(d) > month.daysInMonth ? all : `on ${name(month.with({ day: Number(d) }))}`
+      }
+    )
+    // "morning 8-12": the hours of that part of the day.
+    .replace(
+      /\b(morning|afternoon|evening|arvo)(s?)\s+(\d{1,2})\s?[-–]\s?(\d{1,2})\b(?![/:.]\d)/gi,
+      "$1$2 from $3 to $4"
+    )
     .replace(/\bmidday\b/gi, "noon")
     .replace(/\b(?:by |before )?(?:the )?end of (?:the |this )?week\b/gi, "by Sunday")
     .replace(/\b(?:the )?end of (?:the |this )?year\b/gi, `31 December ${today.year}`)

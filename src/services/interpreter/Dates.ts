@@ -95,10 +95,11 @@ export const readDates = (
     const after = text.slice(r.index + r.text.length, r.index + r.text.length + 20)
     // "€120 a night", "R$ 300": an amount, never a time.
     const lead = text.slice(Math.max(0, r.index - 4), r.index)
-    if (
-      /(?:[$€£¥₹₩₪₦₱฿₫₺]|\bR\$?|\bS\/\.?)\s?$/u.test(lead) ||
+    // "at 15 Jalan Bangsar", "at 5 Main Street": a number in an address.
+    if (/^(?:at\s+)?\d{1,4}$/i.test(r.text) && /^\s+\p{Lu}/u.test(text.slice(r.index + r.text.length))) continue
+    const sign = /(?:[$€£¥₹₩₪₦₱฿₫₺]|\bR\$?|\bS\/\.?)\s?$/u.test(lead) ||
       currencyCodes.has(/\b([A-Z]{3})\s?$/.exec(lead)?.[1] ?? "")
-    ) {
+    if (sign && /^\d/.test(r.text)) {
       continue
     }
     if (!/^(?:at|@)\s|\p{L}{3,}|\d[:/.-]\d|\d\s?[ap]\.?m/iu.test(lower.replace(/\b(?:to|and|from|on|the|or)\b/g, ""))) {
@@ -181,7 +182,8 @@ export const readDates = (
       hasTime ?
       minute(start) :
       [day, day.add({ days: 1 })]
-    const clock = hasTime && !relative && !/\bnow\b/.test(lower)
+    // "in 2 days at 8am" is on the place's clock; "in 2 hours" and "now" are not.
+    const clock = hasTime && !(relative && /\b(?:hours?|minutes?|mins?)\b/.test(lower)) && !/\bnow\b/.test(lower)
     const deadline = within || /\b(?:by|before|no later than|latest)\s+(?:the\s+)?$/.test(before) ||
       /\b(?:by|before)\s+\d/.test(lower)
     if (r.end !== null && r.end !== undefined) {
@@ -229,6 +231,7 @@ const later = (w: When, days: number): When => ({ ...w, from: w.from.add({ days 
 const combine = (input: Array<When>, text: string, now: Local): Array<When> => {
   let whens: Array<When> = []
   let day: number | undefined
+  let last: When | undefined
   let alone: When | undefined
   for (const w of [...input].sort(bySpan)) {
     if (w.part === "day" && !w.deadline && alone !== undefined) {
@@ -236,9 +239,13 @@ const combine = (input: Array<When>, text: string, now: Local): Array<When> => {
       alone = undefined
     } else if (w.part === "day" && !w.deadline) {
       day = whens.push(w) - 1
+      last = w
     } else if (w.part === "time" && day !== undefined) {
       whens[day] = join(whens[day]!, w, now)
       day = undefined
+    } else if (w.part === "time" && last !== undefined) {
+      // "Saturday, out on the 10:12, back on the 17:40": a second time of the day said.
+      whens.push({ ...join(last, w, now), span: w.span })
     } else if (w.part === "time" && alone === undefined) alone = w
     else whens.push(w)
   }

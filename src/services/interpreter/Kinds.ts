@@ -27,7 +27,9 @@ const moved = /\bfrom\b[^.]{1,120}?\b(?:over )?(?:to|into)\b/i
 const bought = /\b(?:buy|order|purchase)\b/i
 /** Tickets for a leg of a journey are transport: "2 tickets on the 7:05 from Amsterdam Centraal". */
 const leg =
-  /\b(?:tickets?|seats?)\b[^.]*\b(?:from|to)\b[^.]*\b(?:station|centraal|centrale|termini|hbf|hauptbahnhof|gare|airport)\b|→/i
+  /\b(?:tickets?|seats?|tix|returns?|singles?)\b[^.]*\b(?:from|to)\b[^.]*\b(?:station|centraal|centrale|termini|hbf|hauptbahnhof|gare|airport)\b|→|\b(?:tickets?|seats?|tix|returns|singles)\b[^.]{0,40}\bfrom \p{Lu}[^.]{0,40}\bto \p{Lu}|\b(?:returns|singles) \p{Lu}\p{L}+ to \p{Lu}/iu
+const event =
+  /\b(?:concert|match|game|show|gig|festival|museum|theatre|theater|musical|play|exhibition|opera|ballet|derby|final)\b/i
 
 /** The kind, and where the words that decided it are (none for `other`). */
 export const readKindAt = (
@@ -40,13 +42,14 @@ export const readKindAt = (
     // "at the Skylight Hotel", "from Cape Town International": a named place, whatever its name says.
     .replace(/\b(?:from|to|at|near|in|outside|into)\s+(?:the\s+)?(?:\p{Lu}[\p{L}'&.-]*(?:\s+|$))+/gu, blank)
   const goodsMoved = goods.exec(text)
-  if (goodsMoved !== null && moved.test(text) && !bought.test(text)) {
+  const ride = /\b(?:taxi|cab|uber|lyft|chauffeur|shuttle|pax|passengers?)\b/i.test(text)
+  if (goodsMoved !== null && moved.test(text) && !bought.test(text) && !ride) {
     return { kind: "delivery", span: [goodsMoved.index, goodsMoved.index + goodsMoved[0].length] }
   }
   // "get 2 of us into Sketch": places for people at a venue.
   const seats = /\b(?:get|book|fit)\s+(?:\w+\s+){0,2}of us\s+in(?:to)?\b/i.exec(text)
   if (seats !== null) return { kind: "reservation", span: [seats.index, seats.index + seats[0].length] }
-  const journey = leg.exec(text)
+  const journey = event.test(text) ? null : leg.exec(text)
   if (journey !== null) return { kind: "transport", span: [journey.index, journey.index + journey[0].length] }
   for (const tier of index) {
     const hits = tier.flatMap(([pattern, kind]) => {

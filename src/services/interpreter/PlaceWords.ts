@@ -6,7 +6,7 @@ import { fold, matches } from "./Words.ts"
 
 const words = lexicon.placeWords
 /** A capitalised word of a name, or a word that can stand in one ("utca", "de", "&"). */
-const upper = String.raw`\p{Lu}[\p{L}\d'’.&-]*`
+const upper = String.raw`(?!(?:${words.notPlace})(?![\p{L}\d]))\p{Lu}[\p{L}\d'’.&-]*`
 const inside = `(?:${words.inside})(?=\\s+(?:\\p{Lu}|\\d|(?:${words.inside}|${words.after})(?![\\p{L}\\d])))`
 const number = String
   .raw`\d+[A-Za-z]?(?=\s*[,)]|\s+\p{Lu}|\s+(?:${words.inside}|into|to|in|and|on|at|by|for|from|near)(?![\p{L}\d])|$)`

@@ -1,7 +1,7 @@
 import * as DateTime from "effect/DateTime"
 import { Temporal } from "temporal-polyfill"
 import type { ConstraintInput, Evidence, Objective, ObjectiveKind } from "../../schema/Constraint.ts"
-import { summaryMaxLength } from "../../schema/Constraint.ts"
+import { questionId, summaryMaxLength } from "../../schema/Constraint.ts"
 import type { Amount } from "./Budget.ts"
 import { readBudget } from "./Budget.ts"
 import type { Conventions, When } from "./Dates.ts"
@@ -254,7 +254,8 @@ export const interpretRequest = (input: InterpretInput): Interpretation => {
     ...named.flatMap((z) => z.words)
   ])
   for (const m of unread(input.request, [...heard, ...result.constraints.flatMap((c) => c.evidence)])) {
-    result.mention(questionFor[m.kind], m.text)
+    // An answer to that question has replaced what the request said.
+    if (!asked(questionId(questionFor[m.kind]))) result.mention(questionFor[m.kind], m.text)
   }
   return result.interpretation(objective)
 }
