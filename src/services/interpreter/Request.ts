@@ -113,7 +113,11 @@ export const interpretRequest = (input: InterpretInput): Interpretation => {
     return [{ text, role: roleOf(q), vague: false, span: [0, text.length], words: [wordsOf(traced, 0, text.length)] }]
   })
   const own = placesIn(request).filter((p) => !(p.vague && (asked("q_location") || asked("q_location_to"))))
-  const places = dedupe([...own, ...answered], (p) => p.text)
+  // A place named twice is one place, shown by both mentions.
+  const places = dedupe([...own, ...answered], (p) => p.text).map((p) => ({
+    ...p,
+    words: [...own, ...answered].filter((q) => q.text === p.text).flatMap((q) => q.words)
+  }))
   const callerPlaces = of("location").map((c): Named => ({
     text: c.place,
     role: "at",
