@@ -61,6 +61,18 @@ export const rewrite = (text: Traced, today: Temporal.PlainDate, dayFirst?: bool
       ),
       (_, at: string, h: string) => `${at} ${hourOf(h)}`
     )
+    .replace(/\b(\d{1,2})\/(\d{1,2})(?:\/(\d{2}|\d{4}))?\b/g, (all, a: string, b: string, y?: string) => {
+      const [x, z] = [Number(a), Number(b)]
+      const year = y === undefined ? "" : ` ${y.length === 2 ? `20${y}` : y}`
+      if (x > 12 && z >= 1 && z <= 12) return `${x} ${months[z - 1]}${year}`
+      if (z > 12 && x >= 1 && x <= 12) return `${z} ${months[x - 1]}${year}`
+      if (x === z && x >= 1 && x <= 12) return `${x} ${months[x - 1]}${year}`
+      // The place decides the order: "5/6" is 6 May in Chicago and 5 June in Dublin.
+      if (dayFirst !== undefined && x >= 1 && x <= 12 && z >= 1 && z <= 12) {
+        return dayFirst ? `${x} ${months[z - 1]}${year}` : `${z} ${months[x - 1]}${year}`
+      }
+      return x >= 1 && x <= 12 && z >= 1 && z <= 12 ? `«${all.replaceAll("/", "⁄")}»` : all
+    })
     .replace(/\b(?:a|one) fortnight\b|\bfortnight\b/gi, "2 weeks")
     .replace(/\b(?:the )?day after tomorrow\b|\bovermorrow\b/gi, "in 2 days")
     // "a week from today", "2 weeks today", "a week tomorrow": so many days on.
@@ -119,18 +131,6 @@ export const rewrite = (text: Traced, today: Temporal.PlainDate, dayFirst?: bool
       re(`(?:on )?the ${ordinal}(?! (?:of )?${month})\\b`),
       (all, d) => nthFrom(+d, undefined, "on ") ?? all
     )
-    .replace(/\b(\d{1,2})\/(\d{1,2})(?:\/(\d{2}|\d{4}))?\b/g, (all, a: string, b: string, y?: string) => {
-      const [x, z] = [Number(a), Number(b)]
-      const year = y === undefined ? "" : ` ${y.length === 2 ? `20${y}` : y}`
-      if (x > 12 && z >= 1 && z <= 12) return `${x} ${months[z - 1]}${year}`
-      if (z > 12 && x >= 1 && x <= 12) return `${z} ${months[x - 1]}${year}`
-      if (x === z && x >= 1 && x <= 12) return `${x} ${months[x - 1]}${year}`
-      // The place decides the order: "5/6" is 6 May in Chicago and 5 June in Dublin.
-      if (dayFirst !== undefined && x >= 1 && x <= 12 && z >= 1 && z <= 12) {
-        return dayFirst ? `${x} ${months[z - 1]}${year}` : `${z} ${months[x - 1]}${year}`
-      }
-      return x >= 1 && x <= 12 && z >= 1 && z <= 12 ? `«${all.replaceAll("/", "⁄")}»` : all
-    })
 }
 
 export const dayParts = (text: string): { am: boolean; pm: boolean; lunch: boolean } => ({

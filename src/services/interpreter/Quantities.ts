@@ -40,6 +40,14 @@ export const readCounts = (text: string): Array<Count> => {
     })
     taken.push(company.index + company[0].indexOf(company[1]!))
   }
+  // "just me, Riya and Kabir": the person and each one named.
+  const named = /\b(?:just |only )?(?:me|myself)((?:\s*,\s*\p{Lu}\p{Ll}+)*)\s*,?\s*(?:and|&)\s+\p{Lu}\p{Ll}+/u.exec(
+    text
+  )
+  if (named !== null) {
+    const others = named[1]!.split(",").filter((n) => n.trim() !== "").length + 1
+    counts.push({ count: others + 1, unit: "people", span: [named.index, named.index + named[0].length] })
+  }
   for (const m of matches(text, people)) {
     const [, introduced, number = "", noun, kids] = m
     if (taken.includes(m.index + m[0].indexOf(number))) continue

@@ -8,6 +8,7 @@ import type { Conventions, When } from "./Dates.ts"
 import { isReturnTrip, join, readDates } from "./Dates.ts"
 import type { Interpretation, InterpretInput } from "./Interpreter.ts"
 import { readKindAt } from "./Kinds.ts"
+import lexicon from "./Lexicon.json" with { type: "json" }
 import { clock24, dayFirst } from "./Locale.ts"
 import { mentionsIn, questionFor } from "./Mentions.ts"
 import { Findings } from "./Missing.ts"
@@ -50,6 +51,14 @@ const readText = (
 
 const regionNames = new Intl.DisplayNames("en", { type: "region" })
 
+/** Texting shorthand spelled out ("frm", "tix", "b4"), so every reader reads it. */
+const texting: Record<string, string> = lexicon.texting
+const shorthand = new RegExp(
+  `(?<![\\p{L}\\d'])(?:${Object.keys(texting).map((w) => w.replace(/[/]/g, "\\/")).join("|")})(?![\\p{L}\\d'])`,
+  "giu"
+)
+const plain = (traced: Traced) => traced.replace(shorthand, (w) => texting[w.toLowerCase()] ?? w)
+
 /** The mentions of the request that no evidence covers (spans compared in code points). */
 const unread = (request: string, evidence: ReadonlyArray<Evidence>) => {
   const own = evidence.filter((e) => e.revision === undefined)
@@ -83,12 +92,14 @@ export const interpretRequest = (input: InterpretInput): Interpretation => {
     { text: input.request },
     ...latest.map((a) => ({ text: a.answer, answer: { revision: a.revision, questionId: a.questionId } }))
   ]
-  const texts = latest.map((a, i) => ({ q: a.questionId, traced: normalized(a.answer, i + 1) }))
+  const texts = latest.map((a, i) => ({ q: a.questionId, traced: plain(normalized(a.answer, i + 1)) }))
   const result = new Findings(new Map(texts.map((a) => [a.q, a.traced.text])), sources)
   const goal = texts.find((a) => a.q === "q_objective" && a.traced.text !== "")?.traced
-  const request = goal === undefined ?
-    normalized(input.request, 0) :
-    Traced.concat([normalized(input.request, 0), Traced.added(". "), goal]).replace(/^\. /, "")
+  const request = plain(
+    goal === undefined ?
+      normalized(input.request, 0) :
+      Traced.concat([normalized(input.request, 0), Traced.added(". "), goal]).replace(/^\. /, "")
+  )
   const answers = texts.filter((a) => a.traced.text !== "" && a.q !== "q_objective")
   const context = [request, ...answers.map((a) => a.traced)].join(". ")
   const caller = input.constraints
