@@ -384,7 +384,7 @@ export const bookings: ReadonlyArray<Case> = [
   {
     request: "Book a taxi from my place to the station at 7",
     kind: "transport",
-    ask: ["q_location", "q_location_from", "q_time"]
+    ask: ["q_location", "q_time"]
   },
   {
     request: "Uber in New York from JFK to Manhattan tonight at 11pm",

@@ -201,7 +201,7 @@ export const errands: ReadonlyArray<Case> = [
     request: "A cleaner at my place on Thursday at 10, £15 an hour",
     given: [{ type: "timezone", zone: "Europe/London" }],
     kind: "service",
-    ask: ["q_location", "q_location_to"],
+    ask: ["q_location"],
     facts: { window: "2026-03-12T10:00:00+00:00", budget: null }
   },
   {
@@ -284,7 +284,7 @@ export const errands: ReadonlyArray<Case> = [
   {
     request: "Ship these documents to my sister's by Friday",
     kind: "delivery",
-    ask: ["q_location", "q_location_from", "q_location_to"]
+    ask: ["q_location", "q_location_from"]
   },
   {
     request: "Courier a letter to Nairobi by tomorrow at 5pm",
@@ -307,7 +307,7 @@ export const errands: ReadonlyArray<Case> = [
   {
     request: "Send a bouquet of roses to my wife at her office by 3pm tomorrow",
     kind: "purchase",
-    ask: ["q_location", "q_location_to"]
+    ask: ["q_location"]
   },
   // ---- things that are not requests, or say too little
   { request: "hello", kind: null, ask: ["q_objective"] },

@@ -1,6 +1,7 @@
 import type { ConstraintInput, ObjectiveKind } from "../../src/schema/Constraint.ts"
 import { bookings } from "./Bookings.ts"
 import { errands } from "./Errands.ts"
+import { readings } from "./Readings.ts"
 
 /**
  * What a careful assistant does with each request: the questions it asks ([] = it proceeds), the kind,
@@ -29,5 +30,5 @@ export interface Facts {
   readonly places?: ReadonlyArray<string>
 }
 
-/** Every request of the table, in its two files by kind of errand. */
-export const requests: ReadonlyArray<Case> = [...bookings, ...errands]
+/** Every request of the table: its two files by kind of errand, and the readings of part two. */
+export const requests: ReadonlyArray<Case> = [...bookings, ...errands, ...readings]

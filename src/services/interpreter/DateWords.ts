@@ -92,7 +92,8 @@ export const rewrite = (text: Traced, today: Temporal.PlainDate, dayFirst?: bool
         return Number(d) > month.daysInMonth ? all : `on ${name(month.with({ day: Number(d) }))}`
       }
     )
-    // "morning 8-12": the hours of that part of the day.
+    // "Monday 8-12", "morning 8-12": the hours of that day, or of that part of it.
+    .replace(new RegExp(`\\b(${weekday})\\s+(\\d{1,2})\\s?[-–]\\s?(\\d{1,2})\\b(?![/:.]\\d)`, "gi"), "$1 from $2 to $3")
     .replace(
       /\b(morning|afternoon|evening|arvo)(s?)\s+(\d{1,2})\s?[-–]\s?(\d{1,2})\b(?![/:.]\d)/gi,
       "$1$2 from $3 to $4"

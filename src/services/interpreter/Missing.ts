@@ -1,5 +1,6 @@
+import * as Result from "effect/Result"
 import type { ConstraintInput, Objective, ObjectiveKind, Question, QuestionAbout } from "../../schema/Constraint.ts"
-import { questionId } from "../../schema/Constraint.ts"
+import { decodeConstraintInput, questionId } from "../../schema/Constraint.ts"
 import type { Interpretation, InterpretedConstraint } from "./Interpreter.ts"
 import lexicon from "./Lexicon.json" with { type: "json" }
 import type { Place } from "./Places.ts"
@@ -33,7 +34,9 @@ export class Findings {
   /** A fact read from some words; one that no words support is not produced. */
   add(constraint: ConstraintInput, words: ReadonlyArray<Words>) {
     const [first, ...rest] = this.evidence(words)
-    if (first !== undefined) this.constraints.push({ ...constraint, evidence: [first, ...rest] })
+    // Nothing is produced that the Job could not show: every fact is checked against the caller's schema.
+    if (first === undefined || Result.isFailure(decodeConstraintInput(constraint))) return
+    this.constraints.push({ ...constraint, evidence: [first, ...rest] })
   }
   readonly asks = (about: QuestionAbout) => this.questions.has(about)
 

@@ -52,7 +52,8 @@ export const readPlaces = (input: string): Array<Place> => {
   const personal = matches(source, new RegExp(words.personal, "giu"))
   const places: Array<Place> = [...vague, ...personal].map((m) => ({
     text: m[1]!,
-    role: "at",
+    // "from my place": where it starts; "to my sister's": where it goes.
+    role: role(/^(\w+)/.exec(m[0])?.[1]?.toLowerCase() ?? ""),
     vague: true,
     span: [m.index + m[0].length - m[1]!.length, m.index + m[0].length]
   }))
@@ -74,8 +75,9 @@ export const readPlaces = (input: string): Array<Place> => {
     // "from Dec 10" is a date; "at TD Garden" a place: a word that is no place starts one only before another name.
     const named = /^\S+\s+\p{Lu}/u.test(found)
     if (inVague || (notPlace.test(first) && !named && aliases[fold(first)] === undefined)) continue
-    // "up to 250 GBP" is an amount.
-    if (/^\d[\d,.' ]*\s*[A-Z]{3}\b/.test(found)) continue
+    // "up to 250 GBP", "up to R12 000" are amounts.
+    if (/^\d[\d,.' ]*\s*[A-Z]{3}\b|^(?:R|S\/|R\$|[A-Z]{1,3}\$)\s?\d/.test(found)) continue
+    if (prep === "to" && /\bup\s+$/i.test(source.slice(0, m.index + m[0].indexOf(prep)))) continue
     if ((prep === "by" && !/^the /.test(said)) || (prep === "on the" && !/^\p{Lu}/u.test(found))) continue
     const at = m.index + m[0].lastIndexOf(found)
     const lead = m.index + m[0].indexOf(prep)

@@ -227,7 +227,10 @@ export const interpretRequest = (input: InterpretInput): Interpretation => {
   result.vagueness(kind, request.text, places, caller)
   // What the objective needs and the words do not give (Needs.json), asked once each.
   const given = callerPlaces.length > 0
+  // A place already asked about ("where exactly is home?") is not asked for again, in the role it has.
+  const vague = places.filter((p) => p.vague).map((p) => p.role)
   const placed = (role: Place["role"] | "any", address = false) =>
+    (result.asks("location") && (role === "any" || vague.includes(role) || (role === "at" && vague.includes("to")))) ||
     places.some((p) => !p.vague && (role === "any" || p.role === role) && (!address || !onlyARegion(p.text)))
   const item = /\b(?:order|buy|get|purchase|send)\s+(?:me\s+|us\s+|some\s+)?([\p{L}-]+)/iu.exec(request.text)?.[1]
   const have: Record<Fact, boolean> = {

@@ -1,4 +1,4 @@
-import type { Temporal } from "temporal-polyfill"
+import { Temporal } from "temporal-polyfill"
 import type { ConstraintInput, ObjectiveKind } from "../../schema/Constraint.ts"
 import type { When } from "./Dates.ts"
 import type { Findings } from "./Missing.ts"
@@ -101,6 +101,14 @@ export const decideTimes = (whens: ReadonlyArray<When>, ctx: TimeContext, result
   const good = whens.filter((w) => w.problem === undefined)
   if (ctx.hedge !== undefined && good.length > 0) {
     ask(`You said "${ctx.hedge}": which day should it be, and at what time?`)
+    return all
+  }
+  // "check in 14 Dec, check out 11 Dec": an end before its start.
+  const backwards = good.find((w, i) =>
+    i > 0 && w.linked && Temporal.PlainDateTime.compare(w.to, good[i - 1]!.from) <= 0
+  )
+  if (backwards !== undefined && (ctx.shape === "stay" || ctx.shape === "rental")) {
+    ask(`${good.map(said).join(" to ")} ends before it starts: which dates are right?`)
     return all
   }
   const kept = keep(good, ctx)
