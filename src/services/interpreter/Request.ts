@@ -4,7 +4,6 @@ import type { ConstraintInput, Evidence, Objective, ObjectiveKind } from "../../
 import { questionId, summaryMaxLength } from "../../schema/Constraint.ts"
 import type { Amount } from "./Budget.ts"
 import { readBudget } from "./Budget.ts"
-import type { Conventions, When } from "./Dates.ts"
 import { isReturnTrip, join, readDates } from "./Dates.ts"
 import type { Interpretation, InterpretInput } from "./Interpreter.ts"
 import { readKindAt } from "./Kinds.ts"
@@ -23,6 +22,7 @@ import { decideCounts, readCounts } from "./Quantities.ts"
 import type { Source, Words } from "./Text.ts"
 import { normalized, Traced, wordsOf } from "./Text.ts"
 import { decideTimes } from "./Times.ts"
+import type { Conventions, When } from "./When.ts"
 import { dedupe, mask } from "./Words.ts"
 
 /** A place as read, with its words. */

@@ -1,9 +1,9 @@
 import { Temporal } from "temporal-polyfill"
 import type { ConstraintInput, ObjectiveKind } from "../../schema/Constraint.ts"
-import type { When } from "./Dates.ts"
 import type { Findings } from "./Missing.ts"
 import type { Shape } from "./Needs.ts"
 import type { Words } from "./Text.ts"
+import type { When } from "./When.ts"
 
 /**
  * With no `zone` days are read in UTC and clock times wait for one; `answered`: an answer named the time,
