@@ -1,4 +1,5 @@
 import { Temporal } from "temporal-polyfill"
+import { toEnglish } from "./Languages.ts"
 import type { Traced } from "./Text.ts"
 import { countOf } from "./Words.ts"
 
@@ -34,7 +35,7 @@ export const rewrite = (text: Traced, today: Temporal.PlainDate, dayFirst?: bool
     }
     return undefined
   }
-  return text
+  return toEnglish(text)
     .replace(/\b(?:asap|as soon as possible|right now|right away|immediately|straight away)\b/gi, "now")
     .replace(/\b(?:tmrw|tmr|tomorow|tommorow|tomorrrow|2moro)\b/gi, "tomorrow")
     .replace(/\b(?:wednsday|wensday|wedensday|wednesdy)\b/gi, "Wednesday")

@@ -11,7 +11,7 @@ export interface Count {
 }
 
 const peopleNouns =
-  "people|persons|person|ppl|pax|guests|diners|adults|of us|colleagues|friends|coworkers|co-workers|passengers|travellers|travelers|kids|children|guys"
+  "people|persons|person|ppl|pax|guests|diners|adults|of us|colleagues|friends|coworkers|co-workers|passengers|travellers|travelers|kids|children|guys|personas|pessoas|personnes|personen|persone|personer|osób|osoby|orang|kişi"
 const notUnits =
   /^(?:am|pm|a\.m\.|p\.m\.|hours?|hrs?|minutes?|mins?|days?|weeks?|months?|years?|o'clock|h|stars?|percent|km|miles?|times|more|less|or|and|to|at|in|on|by|for|of|the|a|an|is|are|was|with|from|until|till|per|each|x|dollars?|euros?|pounds?|bucks|yen)$/
 const stops =
