@@ -116,7 +116,8 @@ export const readDates = (
     const minutes = /\d[:.][0-5]\d/.test(lower)
     if (hasTime && !s.isCertain("meridiem") && hour >= 1 && hour <= 11 && !/\b0\d:/.test(lower)) {
       const endHour = r.end?.get("hour") ?? 0
-      const half = endHalf === 1 && hour + 12 <= endHour ? "pm" : endHalf === 0 ?
+      // "between 10:00 and 12:00", "8-12": a range that ends at noon starts in the morning.
+      const half = endHalf === 1 && hour + 12 <= endHour ? "pm" : endHalf === 0 || (endHour === 12 && !endHalf) ?
         "am" :
         minutes && twentyFour ?
         "am" :

@@ -1,4 +1,4 @@
-import { isTimeZoneName } from "../../schema/Constraint.ts"
+import { currencyCodes, isTimeZoneName } from "../../schema/Constraint.ts"
 import lexicon from "./Lexicon.json" with { type: "json" }
 import type { Found, Place } from "./Places.ts"
 import { aliases, findPlace, isTown, namedZones, zoneFound } from "./Places.ts"
@@ -22,7 +22,8 @@ const placePattern = new RegExp(
 )
 const vaguePattern =
   /\b(?:in|at|near|to|from|by|around)\s+((?:my|our|your|his|her|their)\s+(?:[a-z]+'s(?:\s+(?:place|house|flat))?|(?:usual|regular|favou?rite|normal|old)\s+[a-z]+|place|house|flat|apartment|office|spot|hotel|work|home)|home|the\s+(?:usual|regular|same)\s+[a-z]+|\p{Lu}[a-z]+'s\s+(?:place|house|flat))(?=[\s,.!?]|$)/gu
-const notPlace = new RegExp(`^(?:${words.notPlace}|[A-Z]{2,4})$`)
+/** Capitals that are no place: a currency, a zone, "ASAP"; an airport's code ("JKIA", "JFK") is one. */
+const notPlace = new RegExp(`^(?:${words.notPlace}|[A-Z]{2}|${[...currencyCodes].join("|")}|${words.notPlaceCodes})$`)
 /** Words that start a sentence without naming anything: "Reserve Chicha, ...", "Taxi to ...". */
 const leading = new RegExp(`^(?:(?:${words.leading})\\s+)+`, "i")
 const role = (prep: string): Place["role"] =>
@@ -110,6 +111,12 @@ export const readPlaces = (input: string): Array<Place> => {
     if (said === "" || notPlace.test(said.split(/\s/)[0]!) || (!town && !terminal)) continue
     const pickup = /\b(?:pick-?up|pick up|collect(?:ion)?)\s*(?:at|from|:)?\s*$/i.test(source.slice(0, at))
     add(said, at, pickup ? "from" : "at")
+  }
+  // "..., melb, thurs 7pm": a town or its short name between commas, written in lower case.
+  for (const m of matches(source, /(?<=,\s?)([a-z]{3,}(?: [a-z]{3,})?)(?=\s*,)/g)) {
+    if (isTown(m[1]!, 100_000) && !taken(m.index, m.index + m[1]!.length)) {
+      places.push({ text: m[1]!, role: "at", vague: false, span: [m.index, m.index + m[1]!.length] })
+    }
   }
   // A large city needs no "in": "Lisbon, Friday at 8", "a Tokyo hotel".
   for (const m of matches(source, /\b\p{Lu}\p{Ll}+(?: \p{Lu}\p{Ll}+)?\b/gu)) {

@@ -115,7 +115,11 @@ export const decideCounts = (
   for (const [unit, read] of byUnit) {
     const distinct = [...new Set(read.map((c) => c.count))]
     const about = unit === "people" ? "quantity.people" : "quantity"
-    const given = callers.filter((c) => (c.unit ?? "people") === unit || (unit === "people" && c.unit === undefined))
+    // A caller's count with no unit counts what the request counts, when it counts one thing only.
+    const only = byUnit.size === 1
+    const given = callers.filter((c) =>
+      (c.unit ?? "people") === unit || (c.unit === undefined && (unit === "people" || only))
+    )
     if (distinct.length > 1) {
       if (given.length === 0) result.ask(about, `How many ${unit}? The request says ${distinct.join(" and ")}.`)
       continue
