@@ -1,5 +1,12 @@
 import * as Result from "effect/Result"
-import type { ConstraintInput, Objective, ObjectiveKind, Question, QuestionAbout } from "../../schema/Constraint.ts"
+import type {
+  ConstraintInput,
+  Evidence,
+  Objective,
+  ObjectiveKind,
+  Question,
+  QuestionAbout
+} from "../../schema/Constraint.ts"
 import { decodeConstraintInput, questionId } from "../../schema/Constraint.ts"
 import type { Interpretation, InterpretedConstraint } from "./Interpreter.ts"
 import lexicon from "./Lexicon.json" with { type: "json" }
@@ -25,11 +32,26 @@ export class Findings {
     this.sources = sources
   }
 
-  /** The evidence of some words, in the person's own text. */
-  readonly evidence = (words: ReadonlyArray<Words>) =>
-    dedupe(words.flatMap((w) => evidenceOf(this.sources, w))).sort((a, b) =>
-      (a.revision ?? 0) - (b.revision ?? 0) || a.start - b.start
+  /** The evidence of some words, in the person's own text: overlapping spans of one text are one span. */
+  readonly evidence = (words: ReadonlyArray<Words>): Array<Evidence> => {
+    const spans = dedupe(words.flatMap((w) => evidenceOf(this.sources, w))).sort((a, b) =>
+      (a.revision ?? 0) - (b.revision ?? 0) || (a.questionId ?? "").localeCompare(b.questionId ?? "") ||
+      a.start - b.start
     )
+    return spans.reduce<Array<Evidence>>((merged, e) => {
+      const last = merged.at(-1)
+      if (
+        last === undefined || last.revision !== e.revision || last.questionId !== e.questionId || e.start >= last.end
+      ) {
+        return [...merged, e]
+      }
+      const source = this.sources.find((s) =>
+        s.answer?.revision === e.revision && s.answer?.questionId === e.questionId
+      )
+      const text = Array.from((source ?? this.sources[0]!).text).slice(last.start, Math.max(last.end, e.end)).join("")
+      return [...merged.slice(0, -1), { ...last, end: Math.max(last.end, e.end), text }]
+    }, [])
+  }
 
   /** A fact read from some words; one that no words support is not produced. */
   add(constraint: ConstraintInput, words: ReadonlyArray<Words>) {
