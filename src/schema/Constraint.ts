@@ -185,10 +185,13 @@ export const Evidence = Schema.Struct({
   /** With `revision`: which of that revision's answers (several questions can be answered at once). */
   questionId: Schema.optionalKey(Schema.String)
 }).check(
-  Schema.makeFilter(({ end, start, text }: { readonly start: number; readonly end: number; readonly text: string }) =>
-    end > start && Array.from(text).length === end - start, {
-    expected: "a span whose end is after its start and whose text has end - start code points"
-  })
+  Schema.makeFilter(
+    ({ end, start, text }: { readonly start: number; readonly end: number; readonly text: string }) =>
+      end > start && Array.from(text).length === end - start,
+    {
+      expected: "a span whose end is after its start and whose text has end - start code points"
+    }
+  )
 ).annotate({ identifier: "Evidence" })
 export type Evidence = typeof Evidence.Type
 
