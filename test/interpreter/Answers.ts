@@ -113,10 +113,10 @@ export const answered: ReadonlyArray<Case> = [
     request: "Flight to Paris",
     answers: { q_date: "next Monday" },
     kind: "transport",
-    ask: ["q_time"],
+    ask: ["q_location_from", "q_time"],
     facts: { window: "2026-03-16T00:00:00+01:00" }
   },
-  { request: "Flight to Paris", answers: { q_date: "blah" }, kind: "transport", ask: ["q_date"] },
+  { request: "Flight to Paris", answers: { q_date: "blah" }, kind: "transport", ask: ["q_location_from", "q_date"] },
   {
     request: "Flight to Paris",
     answers: { q_date: "Friday morning from Lisbon, 2 of us, under 400 euros" },

@@ -421,7 +421,7 @@ export const bookings: ReadonlyArray<Case> = [
     request: "Flight to Paris on Friday at 9am, back Sunday at 6pm",
     given: [lisbon],
     kind: "transport",
-    ask: [],
+    ask: ["q_location_from"],
     facts: { places: ["to Paris"] }
   },
   {
@@ -439,7 +439,7 @@ export const bookings: ReadonlyArray<Case> = [
   {
     request: "Flight to Bangkok in April",
     kind: "transport",
-    ask: ["q_date"],
+    ask: ["q_location_from", "q_date"],
     facts: { window: ["2026-04-01T00:00:00+07:00", "2026-05-01T00:00:00+07:00"], zone: "Asia/Bangkok" }
   },
   {
@@ -468,7 +468,7 @@ export const bookings: ReadonlyArray<Case> = [
   {
     request: "Flight to Seoul on Friday, 3 passengers",
     kind: "transport",
-    ask: ["q_time"],
+    ask: ["q_location_from", "q_time"],
     facts: { people: 3, zone: "Asia/Seoul" }
   },
   { request: "taxi at 7am", given: [lisbon], kind: "transport", ask: ["q_location_from", "q_location_to", "q_date"] },

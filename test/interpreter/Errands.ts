@@ -16,7 +16,7 @@ export const errands: ReadonlyArray<Case> = [
     request: "order groceries for delivery by 6pm today, budget £40",
     given: [{ type: "timezone", zone: "Europe/London" }],
     kind: "purchase",
-    ask: [],
+    ask: ["q_objective"],
     facts: { budget: "40.00 GBP", deadline: "2026-03-10T18:00:00+00:00" }
   },
   {
@@ -64,7 +64,12 @@ export const errands: ReadonlyArray<Case> = [
     facts: { budget: "400.00 GBP" }
   },
   { request: "Order a pizza for tonight, under 25 euros", kind: "purchase", ask: [], facts: { budget: "25.00 EUR" } },
-  { request: "Buy groceries in Lisbon, budget 80", kind: "purchase", ask: [], facts: { budget: "80.00 EUR" } },
+  {
+    request: "Buy groceries in Lisbon, budget 80",
+    kind: "purchase",
+    ask: ["q_objective"],
+    facts: { budget: "80.00 EUR" }
+  },
   { request: "Buy a phone for under 30,000 yen", kind: "purchase", ask: [], facts: { budget: "30000 JPY" } },
   { request: "Order 20 kg of dog food, max 70 GBP", kind: "purchase", ask: [], facts: { budget: "70.00 GBP" } },
   { request: "Buy a cake for Saturday, up to R$ 150", kind: "purchase", ask: [], facts: { budget: "150.00 BRL" } },

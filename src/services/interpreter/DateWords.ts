@@ -116,6 +116,11 @@ export const rewrite = (text: Traced, today: Temporal.PlainDate, dayFirst?: bool
     .replace(/\b(\d{1,2}(?::\d{2})?) or (\d{1,2}(?::\d{2})?) ?([ap]\.?m\.?)/gi, "$1$3 or $2$3")
     .replace(/\bat (\d{1,2}(?::\d{2})?) or (\d{1,2}(?::\d{2})?)\b(?! ?[ap]\.?m)/gi, "at $1 or at $2")
     .replace(/\bbetween (\d{1,2}(?::\d{2})?(?: ?[ap]m)?) and (\d{1,2}(?::\d{2})?)(?=:| ?[ap]m\b)/gi, "$1 - $2")
+    // "between 8 and 12": hours, when nothing counted or priced follows.
+    .replace(
+      /\bbetween (\d{1,2}) and (\d{1,2})\b(?![:.,]\d|\s*(?:%|people|persons|guests|kg|km|euros?|dollars?|pounds?|[$€£]))/gi,
+      "from $1 to $2"
+    )
     .replace(re(`(?:from )?(\\d{1,2})${th} (?:to|until|till|-) (\\d{1,2})${th} (${month})`), "$1 - $2 $3")
     .replace(re(`from (\\d{1,2}${th} (?:of )?${month})`), "$1")
     .replace(re(`(${month}),\\s*(?=\\d)`), "$1; ")

@@ -117,7 +117,7 @@ export const readDates = (
     if (hasTime && !s.isCertain("meridiem") && hour >= 1 && hour <= 11 && !/\b0\d:/.test(lower)) {
       const endHour = r.end?.get("hour") ?? 0
       // "between 10:00 and 12:00", "8-12": a range that ends at noon starts in the morning.
-      const half = endHalf === 1 && hour + 12 <= endHour ? "pm" : endHalf === 0 || (endHour === 12 && !endHalf) ?
+      const half = endHalf === 1 && hour + 12 <= endHour ? "pm" : endHalf === 0 || endHour === 12 ?
         "am" :
         minutes && twentyFour ?
         "am" :

@@ -27,6 +27,15 @@ export const combine = (input: Array<When>, text: string, now: Local): Array<Whe
     } else if (w.part === "time" && day !== undefined) {
       whens[day] = join(whens[day]!, w, now)
       day = undefined
+    } else if (w.part === "both" && !w.deadline) {
+      // "Tuesday 01:30 (my flight lands 00:50)": a time said after a whole moment is of the same day.
+      whens.push(w)
+      last = {
+        ...w,
+        part: "day",
+        from: w.from.with({ hour: 0, minute: 0 }),
+        to: w.from.with({ hour: 0, minute: 0 }).add({ days: 1 })
+      }
     } else if (w.part === "time" && last !== undefined) {
       // "Saturday, out on the 10:12, back on the 17:40": a second time of the day said.
       whens.push({ ...join(last, w, now), span: w.span })

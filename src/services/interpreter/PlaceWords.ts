@@ -11,7 +11,8 @@ const inside = `(?:${words.inside})(?=\\s+(?:\\p{Lu}|\\d|(?:${words.inside}|${wo
 const number = String
   .raw`\d+[A-Za-z]?(?=\s*[,)]|\s+\p{Lu}|\s+(?:${words.inside}|into|to|in|and|on|at|by|for|from|near)(?![\p{L}\d])|$)`
 /** One name: "Salon Kallio", "12 Rothschild Blvd", "rue Saint-Denis", "Ráday utca 4", "Keflavík airport". */
-const name = `(?:\\d+[A-Za-z]?\\s+)?(?:(?:${words.streets})\\s+)?${upper}(?:\\s+(?:${upper}|${number}|${inside}))*` +
+const name =
+  `(?:\\d+(?:st|nd|rd|th|[A-Za-z])?\\s+)?(?:(?:${words.streets})\\s+)?${upper}(?:\\s+(?:${upper}|${number}|${inside}))*` +
   `(?:\\s+(?:${words.after}))?`
 /** Names joined by commas: "Costes, Ráday utca 4, Budapest". */
 const chain = `${name}(?:\\s*,\\s*${name})*`
@@ -25,7 +26,7 @@ const vaguePattern =
 /** Capitals that are no place: a currency, a zone, "ASAP"; an airport's code ("JKIA", "JFK") is one. */
 const notPlace = new RegExp(`^(?:${words.notPlace}|[A-Z]{2}|${[...currencyCodes].join("|")}|${words.notPlaceCodes})$`)
 /** Words that start a sentence without naming anything: "Reserve Chicha, ...", "Taxi to ...". */
-const leading = new RegExp(`^(?:(?:${words.leading})\\s+)+`, "i")
+const leading = new RegExp(`^(?:(?:${words.leading})(?:\\s+|$))+`, "i")
 const role = (prep: string): Place["role"] =>
   ({ from: "from", "out of": "from", to: "to", into: "to", towards: "to", reach: "to", "→": "to" } as const)[
     prep as "to"
@@ -60,7 +61,11 @@ export const readPlaces = (input: string): Array<Place> => {
   }))
   const taken = (start: number, end: number) => places.some((p) => p.span[0] < end && start < p.span[1])
   const add = (text: string, at: number, placeRole: Place["role"], prefix = "") => {
-    const cleaned = text.replace(/[\s,.]+$/, "").replace(/\s+(?:on|of|&)$/, "")
+    // A name ends with its sentence: "..., Kigali. Max 15,000 RWF" (an abbreviation's dot does not end it).
+    const cleaned = text.replace(/(?<=\p{L}{4,})\.\s+\p{Lu}.*$/su, "").replace(/[\s,.]+$/, "").replace(
+      /\s+(?:on|of|&)$/,
+      ""
+    )
     // A name of more than 120 characters is not a place anyone names.
     if (cleaned === "" || cleaned.length > 120 || taken(at, at + cleaned.length)) return
     const shown = /^(?:near|around|to|from|towards)$/.test(prefix) ? `${prefix} ${cleaned}` : cleaned

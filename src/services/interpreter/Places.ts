@@ -17,7 +17,12 @@ export interface Place {
 type City = (typeof cityMapping)[number]
 export type Found =
   | { readonly _tag: "Zone"; readonly zone: string; readonly country: string }
-  | { readonly _tag: "Ambiguous"; readonly name: string; readonly options: ReadonlyArray<string> }
+  | {
+    readonly _tag: "Ambiguous"
+    readonly name: string
+    readonly options: ReadonlyArray<string>
+    readonly countries: ReadonlyArray<string>
+  }
 
 export const aliases: Record<string, string> = lexicon.placeAliases
 const terminal = new RegExp(`\\s+(?:${lexicon.placeWords.after})$`, "i")
@@ -49,7 +54,12 @@ const decide = (name: string, candidates: ReadonlyArray<City>, sameCountry: numb
   const rival = sorted.find((c) => clockOf(c.timezone) !== clockOf(top.timezone))
   const dwarfs = rival === undefined ||
     top.pop >= (rival.iso2 === top.iso2 ? sameCountry : otherCountry) * Math.max(rival.pop, 1)
-  return dwarfs ? zoneFound(top.timezone, top.iso2) : { _tag: "Ambiguous", name, options: [top, rival].map(label) }
+  return dwarfs ? zoneFound(top.timezone, top.iso2) : {
+    _tag: "Ambiguous",
+    name,
+    options: [top, rival].map(label),
+    countries: [top.iso2, rival.iso2]
+  }
 }
 
 /** Whether the words name only a town, a region or a country ("Chennai", "Leeds, UK"): no street, no venue. */

@@ -143,8 +143,13 @@ export const interpretRequest = (input: InterpretInput): Interpretation => {
     return country === undefined ? [] : [regionNames.of(country) ?? ""]
   })
   const found = known.map((p) => ({ ...p, found: findPlace(p.text, [context, ...hinted].join(". ")) }))
-  const ambiguous = found.find((p) => p.found?._tag === "Ambiguous" && !callerPlaces.some((c) => c.text === p.text))
-    ?.found
+  // A town several places share is asked about, unless the other places named are in another country
+  // than any of them ("Victoria Island" beside "Ikoyi, Lagos" is no Victoria of Canada or Texas).
+  const elsewhere = found.flatMap((p) => (p.found?._tag === "Zone" ? [p.found.country] : []))
+  const ambiguous = found.find((p) =>
+    p.found?._tag === "Ambiguous" && !callerPlaces.some((c) => c.text === p.text) &&
+    (elsewhere.length === 0 || elsewhere.some((c) => p.found?._tag === "Ambiguous" && p.found.countries.includes(c)))
+  )?.found
   if (ambiguous?._tag === "Ambiguous") {
     result.ask("location", `Which ${ambiguous.name} do you mean: ${ambiguous.options.join(" or ")}?`)
   }
@@ -194,8 +199,11 @@ export const interpretRequest = (input: InterpretInput): Interpretation => {
     .toZonedDateTimeISO(zone ?? "UTC").toPlainDateTime()
   const located = countries.filter((c) => c !== "")
   const conventions = { dayFirst: dayFirst(located), clock24: clock24(located) }
-  const mine = readText("", request, now, kind, context, conventions, located)
-  const read = answers.map((a) => readText(a.q, a.traced, now, kind, context, conventions, located))
+  // The words of a place are not read again as a time, an amount or a count ("Füredi út 10, Thursday 8:00").
+  const unplaced = (traced: Traced, list: ReadonlyArray<Named>) =>
+    traced.blank(list.filter((p) => !p.vague && p.words.some((w) => w.in === traced)).map((p) => p.span))
+  const mine = readText("", unplaced(request, own), now, kind, context, conventions, located)
+  const read = answers.map((a) => readText(a.q, unplaced(a.traced, answered), now, kind, context, conventions, located))
   const shape = shapeOf(kind, request.text)
   const plural = pluralItem(request.text)
   const counts = decideCounts(mine.counts, read, false, caller, result, plural ?? "tickets")

@@ -70,6 +70,13 @@ export class Traced {
     return new Traced(text, origin)
   }
 
+  /** The text with some spans blanked by a mark of the same length, each unit keeping where it came from. */
+  blank(spans: ReadonlyArray<readonly [number, number]>, fill = "·"): Traced {
+    const chars = Array.from(this.text.split(""))
+    for (const [start, end] of spans) for (let i = start; i < end && i < chars.length; i++) chars[i] = fill
+    return new Traced(chars.join(""), this.origin)
+  }
+
   /** The source words that [start, end) of this text came from, per source. */
   sources(start: number, end: number): Array<readonly [source: number, start: number, end: number]> {
     const found = new Map<number, [number, number]>()
