@@ -72,6 +72,7 @@ export const readPlaces = (input: string): Array<Place> => {
     const start = prefix === "" || shown === cleaned ? at : at - prefix.length - 1
     places.push({ text: shown, role: placeRole, vague: false, span: [start, at + cleaned.length] })
   }
+  let recipient = -10
   for (const m of matches(source, placePattern)) {
     const [, prep = "", said = ""] = m
     // "at the Curzon Bloomsbury" is the Curzon Bloomsbury; "to the airport" keeps its article.
@@ -96,9 +97,16 @@ export const readPlaces = (input: string): Array<Place> => {
       }
     }
     const before = source.slice(Math.max(0, lead - 60), lead)
-    const placeRole = prep === "at" && fromBefore.test(before)
+    // "to Kate Byrne at 14 Baggot Street": a person, then where the thing goes.
+    const end = m.index + m[0].length
+    const person = /^\p{Lu}\p{Ll}+(?: \p{Lu}\p{Ll}+)?$/u.test(found) && found === said && !isTown(found)
+    if (prep === "to" && person && /^\s*,?\s+at\s+(?:\d+\w*\s+)?\p{Lu}/u.test(source.slice(end))) {
+      recipient = end
+      continue
+    }
+    const placeRole = prep === "at" && (fromBefore.test(before) && recipient !== lead - 1)
       ? "from"
-      : prep === "at" && toBefore.test(before)
+      : prep === "at" && (toBefore.test(before) || Math.abs(lead - recipient) <= 2)
       ? "to"
       : role(prep)
     const shown = found === said && prep !== "→" && prep !== "reach" ? prep : prep === "→" ? "" : "to"
