@@ -22,7 +22,14 @@ const hours = "one two three four five six seven eight nine ten eleven twelve".s
 const hourWord = `(\\d{1,2}|${hours.join("|")})`
 const hourOf = (h: string) => (/^\d/.test(h) ? Number(h) : hours.indexOf(h.toLowerCase()) + 1)
 
-export const rewrite = (text: Traced, today: Temporal.PlainDate, dayFirst?: boolean): Traced => {
+export const rewrite = (text: Traced, today: Temporal.PlainDate, placeOrder?: boolean): Traced => {
+  // "from 28/6 to 2/7": a date that can only be day first says how the others in the request are written.
+  const slashes = [...text.text.matchAll(/\b(\d{1,2})\/(\d{1,2})\b/g)].map((m) => [Number(m[1]), Number(m[2])])
+  const dayFirst = slashes.some(([a, b]) => a! > 12 && b! <= 12) ?
+    true :
+    slashes.some(([a, b]) => b! > 12 && a! <= 12) ?
+    false :
+    placeOrder
   const name = (d: Temporal.PlainDate) => `${d.day} ${months[d.month - 1]} ${d.year}`
   // "the 2nd ... back on the 16th": each day of the month named is on or after the one before it.
   let floor = today
@@ -92,6 +99,13 @@ export const rewrite = (text: Traced, today: Temporal.PlainDate, dayFirst?: bool
         const month = today.with({ day: 1 }).add({ months: 1 })
         return Number(d) > month.daysInMonth ? all : `on ${name(month.with({ day: Number(d) }))}`
       }
+    )
+    // "samedi 8h", "tomorrow 9h": an hour written the French way after a day.
+    .replace(new RegExp(`\\b(${weekday}|today|tomorrow|tonight)\\s+(\\d{1,2})h\\b(?!\\d)`, "gi"), "$1 at $2:00")
+    // "9 till 2": from the morning into the afternoon.
+    .replace(
+      /\b([7-9]|1[01])\s?(?:till|til|until|to|[-–])\s?([1-6])\b(?![\d:.,/]|\s*(?:people|persons|guests|kids|[ap]\.?m))/gi,
+      (_, a: string, b: string) => `from ${a}:00 to ${Number(b) + 12}:00`
     )
     // "Monday 8-12", "morning 8-12": the hours of that day, or of that part of it.
     .replace(new RegExp(`\\b(${weekday})\\s+(\\d{1,2})\\s?[-–]\\s?(\\d{1,2})\\b(?![/:.]\\d)`, "gi"), "$1 from $2 to $3")

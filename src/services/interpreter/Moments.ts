@@ -58,7 +58,7 @@ export const combine = (input: Array<When>, text: string, now: Local): Array<Whe
     }
     const gap = text.slice(before.span[1], w.span[0])
     const list =
-      /^\s*[,;&]|\b(?:and|back|return(?:ing)?|until|till|to|then|check(?:ing)? out|leaving|departing|drop(?:ping)? off)\b/i
+      /^\s*[,;&]|\b(?:and|back|return(?:ing)?|until|till|to|then|check(?:ing)? out|out|leaving|departing|drop(?:ping)? off)\b/i
     whens[i] = list.test(gap) && !/\bor\b/i.test(gap) ? { ...moved, linked: true } : moved
   }
   if (whens.length !== 2) return whens

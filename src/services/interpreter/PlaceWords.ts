@@ -6,7 +6,7 @@ import { fold, matches } from "./Words.ts"
 
 const words = lexicon.placeWords
 /** A capitalised word of a name, or a word that can stand in one ("utca", "de", "&"). */
-const upper = String.raw`(?!(?:${words.notPlace})(?![\p{L}\d]))\p{Lu}[\p{L}\d'’.&-]*`
+const upper = String.raw`(?!(?:${words.notPlace})(?![\p{L}\d])(?!\s+\p{Lu}))\p{Lu}[\p{L}\d'’.&-]*(?![\p{Sc}\d])`
 const inside = `(?:${words.inside})(?=\\s+(?:\\p{Lu}|\\d|(?:${words.inside}|${words.after})(?![\\p{L}\\d])))`
 const number = String
   .raw`\d+[A-Za-z]?(?=\s*[,)]|\s+\p{Lu}|\s+(?:${words.inside}|into|to|in|and|on|at|by|for|from|near)(?![\p{L}\d])|$)`
@@ -121,7 +121,10 @@ export const readPlaces = (input: string): Array<Place> => {
     const town = [last.join(" "), last.at(-1)!].some((n) => isTown(n, 50_000)) &&
       (said.includes(",") || last.length > 1)
     const terminal = new RegExp(`\\s(?:${words.after})$`, "i").test(said)
-    if (said === "" || notPlace.test(said.split(/\s/)[0]!) || (!town && !terminal)) continue
+    // "Book the Sarova Stanley in Nairobi": a name of two words or more, then the town it is in.
+    const within = /^\s+in\s+(\p{Lu}[\p{L}'-]+(?: \p{Lu}[\p{L}'-]+)?)/u.exec(source.slice(m.index + m[0].length))?.[1]
+    const venue = within !== undefined && isTown(within) && /\s/.test(said) && said !== within
+    if (said === "" || notPlace.test(said.split(/\s/)[0]!) || (!town && !terminal && !venue)) continue
     const pickup = /\b(?:pick-?up|pick up|collect(?:ion)?)\s*(?:at|from|:)?\s*$/i.test(source.slice(0, at))
     add(said, at, pickup ? "from" : "at")
   }

@@ -251,7 +251,7 @@ export const interpretRequest = (input: InterpretInput): Interpretation => {
     day: times.day,
     time: times.time,
     until: times.until || counts.has("nights") || counts.has("night") ||
-      /\b(?:tonight|one night|a night|night of|overnight)\b/i.test(request.text),
+      /\b(?:(?:for )?tonight|one night|for a night|night of|overnight)\b/i.test(request.text),
     party: counts.has("people"),
     count: [...counts.keys()].some((u) =>
       /^(?:people|.*\b(?:tickets?|seats?|passes)\b.*)$/.test(u) || u.includes(pluralItem(request.text) ?? "\u0000")
