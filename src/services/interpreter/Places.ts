@@ -94,6 +94,9 @@ export const findPlace = (text: string, context = ""): Found | undefined => {
         // A short alias ("LA", "SF") is a whole name, never a word inside another ("La Siesta").
         const alias = length < words.length && fold(said).length <= 3 ? undefined : aliases[fold(said)]
         const found = cities.get(alias ?? fold(said))
+        // "Victoria Island", "Sydney Road": a town's name before a street's or a district's word is no town.
+        const street = /^(?:island|street|st|road|rd|avenue|ave|heights|hills|lane|drive|boulevard|blvd)$/i
+        if (street.test(words[start + length] ?? "")) continue
         if (found === undefined || (length < words.length && found.every((c) => c.pop < 100_000))) continue
         // The name looked up does not qualify itself: "Santiago" is also a province of the Dominican Republic.
         const qualified = found.filter((c) =>
@@ -105,7 +108,17 @@ export const findPlace = (text: string, context = ""): Found | undefined => {
     }
   }
   const region = regions.get(aliases[fold(bare)] ?? fold(bare))
-  return region === undefined ? undefined : decide(bare, region, 10, 10)
+  if (region !== undefined) return decide(bare, region, 10, 10)
+  // "Arena México", "Hilton Kuwait": a country named last says where, as a country does.
+  const tail = parts.at(-1)!.split(" ")
+  for (const length of [2, 1]) {
+    const said = tail.slice(-length).join(" ")
+    const country = tail.length > length ? regions.get(aliases[fold(said)] ?? fold(said)) : undefined
+    if (country !== undefined && country.every((c) => c.country === country[0]!.country)) {
+      return decide(said, country, 10, 10)
+    }
+  }
+  return undefined
 }
 
 const abbreviations: Record<string, string> = lexicon.zoneAbbreviations
