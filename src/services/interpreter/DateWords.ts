@@ -13,15 +13,29 @@ export const weekdayOf = (word: string): number =>
 const ordinal = "(\\d{1,2})(?:st|nd|rd|th)"
 const th = "(?:st|nd|rd|th)?"
 const re = (source: string) => new RegExp(`\\b${source}`, "gi")
+const hours = "one two three four five six seven eight nine ten eleven twelve".split(" ")
+const hourWord = `(\\d{1,2}|${hours.join("|")})`
+const hourOf = (h: string) => countOf(h)!
+/** Times said in words, and days said with hours, compiled once. */
+const said = {
+  halfPast: new RegExp(`\\bhalf past ${hourWord}\\b|(?<=\\bat )half ${hourWord}\\b`, "gi"),
+  quarterPast: new RegExp(`\\bquarter past ${hourWord}\\b`, "gi"),
+  quarterTo: new RegExp(`\\bquarter to ${hourWord}\\b`, "gi"),
+  oClock: new RegExp(`\\b${hourWord}(?::(\\d{2}))?\\s?o'?clock\\b`, "gi"),
+  atHour: new RegExp(
+    `\\b(at|by|before|from|until|till) (${hours.join("|")})\\b(?= ?(?:[ap]\\.?m|in the|tonight|tomorrow|this|on|$))`,
+    "gi"
+  ),
+  weekdayWeek: new RegExp(`\\b(${weekday}) week\\b`, "gi"),
+  dayAtHour: new RegExp(`\\b(${weekday}|today|tomorrow|tonight)\\s+(\\d{1,2})h\\b(?!\\d)`, "gi"),
+  dayHours: new RegExp(`\\b(${weekday})\\s+(\\d{1,2})\\s?[-–]\\s?(\\d{1,2})\\b(?![/:.]\\d)`, "gi")
+}
+
 /**
  * Rewrites what chrono does not read into what it does, against the local day `today`: "half past 7",
  * "19h30", "the 15th", "Friday the 13th", "between 15 and 17 April", "in a fortnight". A date written
  * "12/03" can be March or December: it becomes a marker the reader asks about, unless one part is above 12.
  */
-const hours = "one two three four five six seven eight nine ten eleven twelve".split(" ")
-const hourWord = `(\\d{1,2}|${hours.join("|")})`
-const hourOf = (h: string) => (/^\d/.test(h) ? Number(h) : hours.indexOf(h.toLowerCase()) + 1)
-
 export const rewrite = (text: Traced, today: Temporal.PlainDate, placeOrder?: boolean): Traced => {
   // "from 28/6 to 2/7": a date that can only be day first says how the others in the request are written.
   const slashes = [...text.text.matchAll(/\b(\d{1,2})\/(\d{1,2})\b/g)].map((m) => [Number(m[1]), Number(m[2])])
@@ -51,22 +65,17 @@ export const rewrite = (text: Traced, today: Temporal.PlainDate, placeOrder?: bo
     .replace(/\b(?:avant|antes de(?: las?)?|antes das?|vor)\s+(?=\d)/gi, "before ")
     .replace(/\b(\d{1,2})[hu]([0-5]\d)\b/g, "$1:$2")
     .replace(
-      new RegExp(`\\bhalf past ${hourWord}\\b|(?<=\\bat )half ${hourWord}\\b`, "gi"),
+      said.halfPast,
       (_, a?: string, b?: string) => `${hourOf(a ?? b!)}:30`
     )
-    .replace(new RegExp(`\\bquarter past ${hourWord}\\b`, "gi"), (_, h: string) => `${hourOf(h)}:15`)
-    .replace(new RegExp(`\\bquarter to ${hourWord}\\b`, "gi"), (_, h: string) => `${(hourOf(h) + 11) % 12 || 12}:45`)
+    .replace(said.quarterPast, (_, h: string) => `${hourOf(h)}:15`)
+    .replace(said.quarterTo, (_, h: string) => `${(hourOf(h) + 11) % 12 || 12}:45`)
     .replace(
-      new RegExp(`\\b${hourWord}(?::(\\d{2}))?\\s?o'?clock\\b`, "gi"),
+      said.oClock,
       (_, h: string, m?: string) => `${hourOf(h)}:${m ?? "00"}`
     )
     .replace(
-      new RegExp(
-        `\\b(at|by|before|from|until|till) (${
-          hours.join("|")
-        })\\b(?= ?(?:[ap]\\.?m|in the|tonight|tomorrow|this|on|$))`,
-        "gi"
-      ),
+      said.atHour,
       (_, at: string, h: string) => `${at} ${hourOf(h)}`
     )
     .replace(/\b(\d{1,2})\/(\d{1,2})(?:\/(\d{2}|\d{4}))?\b/g, (all, a: string, b: string, y?: string) => {
@@ -89,7 +98,7 @@ export const rewrite = (text: Traced, today: Temporal.PlainDate, placeOrder?: bo
       (_, n: string, from: string) => `in ${7 * (countOf(n) ?? 1) + (from.toLowerCase() === "tomorrow" ? 1 : 0)} days`
     )
     // "Monday week": the Monday after the coming one.
-    .replace(new RegExp(`\\b(${weekday}) week\\b`, "gi"), (all, w: string) => {
+    .replace(said.weekdayWeek, (all, w: string) => {
       const ahead = (weekdayOf(w) - (today.dayOfWeek % 7) + 7) % 7 || 7
       return weekdayOf(w) < 0 ? all : `on ${name(today.add({ days: ahead + 7 }))}`
     })
@@ -101,14 +110,14 @@ export const rewrite = (text: Traced, today: Temporal.PlainDate, placeOrder?: bo
       }
     )
     // "samedi 8h", "tomorrow 9h": an hour written the French way after a day.
-    .replace(new RegExp(`\\b(${weekday}|today|tomorrow|tonight)\\s+(\\d{1,2})h\\b(?!\\d)`, "gi"), "$1 at $2:00")
+    .replace(said.dayAtHour, "$1 at $2:00")
     // "9 till 2": from the morning into the afternoon.
     .replace(
       /\b([7-9]|1[01])\s?(?:till|til|until|to|[-–])\s?([1-6])\b(?![\d:.,/]|\s*(?:people|persons|guests|kids|[ap]\.?m))/gi,
       (_, a: string, b: string) => `from ${a}:00 to ${Number(b) + 12}:00`
     )
     // "Monday 8-12", "morning 8-12": the hours of that day, or of that part of it.
-    .replace(new RegExp(`\\b(${weekday})\\s+(\\d{1,2})\\s?[-–]\\s?(\\d{1,2})\\b(?![/:.]\\d)`, "gi"), "$1 from $2 to $3")
+    .replace(said.dayHours, "$1 from $2 to $3")
     .replace(
       /\b(morning|afternoon|evening|arvo)(s?)\s+(\d{1,2})\s?[-–]\s?(\d{1,2})\b(?![/:.]\d)/gi,
       "$1$2 from $3 to $4"
@@ -160,5 +169,4 @@ export const dayParts = (text: string): { am: boolean; pm: boolean; lunch: boole
   lunch: /\blunch\b/i.test(text)
 })
 
-export const isNextWeekday = (text: string) => new RegExp(`\\bnext ${weekday}\\b`, "i").test(text)
 export const isThisWeekday = (text: string) => new RegExp(`\\b(?:this|today|coming) ${weekday}\\b`, "i").test(text)

@@ -192,7 +192,3 @@ export const readDates = (
   }
   return { whens: combine(whens, text, now), text, traced }
 }
-
-export { join } from "./Moments.ts"
-
-export const isReturnTrip = (text: string) => /\b(?:back|return(?:ing)?|round[- ]trip)\b/i.test(text)

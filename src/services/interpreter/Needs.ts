@@ -59,7 +59,8 @@ export const needed = (shape: Shape, request: string): ReadonlyArray<Fact> => {
   })
 }
 
-export const isGeneric = (item: string): boolean => wordsOf(needs.generic).test(item)
+const generic = wordsOf(needs.generic)
+export const isGeneric = (item: string): boolean => generic.test(item)
 const hedges = new RegExp(`\\b(?:${needs.hedges})\\b`, "i")
 export const hedge = (text: string): RegExpExecArray | null => hedges.exec(text)
 

@@ -1,7 +1,7 @@
 import { currencyCodes, isTimeZoneName } from "../../schema/Constraint.ts"
 import lexicon from "./Lexicon.json" with { type: "json" }
 import type { Found, Place } from "./Places.ts"
-import { aliases, findPlace, isTown, namedZones, zoneFound } from "./Places.ts"
+import { aliases, findPlace, isTerminal, isTown, namedZones, zoneFound } from "./Places.ts"
 import { fold, matches } from "./Words.ts"
 
 const words = lexicon.placeWords
@@ -27,6 +27,11 @@ const vaguePattern =
 const notPlace = new RegExp(`^(?:${words.notPlace}|[A-Z]{2}|${[...currencyCodes].join("|")}|${words.notPlaceCodes})$`)
 /** Words that start a sentence without naming anything: "Reserve Chicha, ...", "Taxi to ...". */
 const leading = new RegExp(`^(?:(?:${words.leading})(?:\\s+|$))+`, "i")
+const personalPattern = new RegExp(words.personal, "giu")
+/** A name said right before "to": where a route starts. */
+const endsInName = new RegExp(`(${chain})\\s*$`, "u")
+/** A name said with no word before it. */
+const bareName = new RegExp(`(?<![\\p{L}\\d])${chain}`, "gu")
 const role = (prep: string): Place["role"] =>
   ({ from: "from", "out of": "from", to: "to", into: "to", towards: "to", reach: "to", "→": "to" } as const)[
     prep as "to"
@@ -51,7 +56,7 @@ export const readPlaces = (input: string): Array<Place> => {
     return next === undefined || notPlace.test(next)
   })
   // "same hotel as last time", "the place we had our anniversary": known only to the person.
-  const personal = matches(source, new RegExp(words.personal, "giu"))
+  const personal = matches(source, personalPattern)
   const places: Array<Place> = [...vague, ...personal].map((m) => ({
     text: m[1]!,
     // "from my place": where it starts; "to my sister's": where it goes.
@@ -90,7 +95,7 @@ export const readPlaces = (input: string): Array<Place> => {
     const lead = m.index + m[0].indexOf(prep)
     // "Kandy to Ella", "Medellín → Cartagena": the name before "to" is where the journey starts.
     if (prep === "to" || prep === "→") {
-      const before = new RegExp(`(${chain})\\s*$`, "u").exec(source.slice(0, lead))
+      const before = endsInName.exec(source.slice(0, lead))
       const origin = before?.[1]?.replace(leading, "")
       if (before !== undefined && before !== null && origin !== undefined && origin !== "" && !notPlace.test(origin)) {
         add(origin, lead - before[0].length + before[0].indexOf(origin), "from")
@@ -114,13 +119,13 @@ export const readPlaces = (input: string): Array<Place> => {
   }
   // Names said without a word before them: "Costes, Ráday utca 4, Budapest: dinner ...",
   // "Keflavík airport car hire", "Malmaison Liverpool": a chain that ends in a town, or a terminal.
-  for (const m of matches(source, new RegExp(`(?<![\\p{L}\\d])${chain}`, "gu"))) {
+  for (const m of matches(source, bareName)) {
     const said = m[0].replace(leading, "").replace(/[\s,.]+$/, "")
     const at = m.index + m[0].indexOf(said)
     const last = said.split(/\s*,\s*/).at(-1)!.split(/\s+/).slice(-2)
     const town = [last.join(" "), last.at(-1)!].some((n) => isTown(n, 50_000)) &&
       (said.includes(",") || last.length > 1)
-    const terminal = new RegExp(`\\s(?:${words.after})$`, "i").test(said)
+    const terminal = isTerminal(said)
     // "Book the Sarova Stanley in Nairobi": a name of two words or more, then the town it is in.
     const within = /^\s+in\s+(\p{Lu}[\p{L}'-]+(?: \p{Lu}[\p{L}'-]+)?)/u.exec(source.slice(m.index + m[0].length))?.[1]
     const venue = within !== undefined && isTown(within) && /\s/.test(said) && said !== within

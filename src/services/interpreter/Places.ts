@@ -26,12 +26,16 @@ export type Found =
 
 export const aliases: Record<string, string> = lexicon.placeAliases
 const terminal = new RegExp(`\\s+(?:${lexicon.placeWords.after})$`, "i")
+/** "Keflavík airport", "Amsterdam Centraal": a name that ends in a terminal's or a landmark's word. */
+export const isTerminal = (name: string): boolean => terminal.test(name)
+/** "Victoria Island", "Sydney Road": a word after which a town's name is no town. */
+const street = /^(?:island|street|st|road|rd|avenue|ave|heights|hills|lane|drive|boulevard|blvd)$/i
 const index = (keys: (c: City) => ReadonlyArray<string | undefined>): Map<string, Array<City>> => {
   const pairs = cityMapping.flatMap((c) => [...new Set(keys(c).map((k) => fold(k ?? "")))].map((k) => [k, c] as const))
   return new Map([...Map.groupBy(pairs, ([k]) => k)].map(([k, found]) => [k, found.map(([, c]) => c)]))
 }
 let gazetteer: { cities: Map<string, Array<City>>; regions: Map<string, Array<City>> } | undefined
-export const getGazetteer = () =>
+const getGazetteer = () =>
   gazetteer ??= { cities: index((c) => [c.city, c.city_ascii]), regions: index((c) => [c.province, c.country, c.iso3]) }
 
 const clocks = new Map<string, string>()
@@ -95,7 +99,6 @@ export const findPlace = (text: string, context = ""): Found | undefined => {
         const alias = length < words.length && fold(said).length <= 3 ? undefined : aliases[fold(said)]
         const found = cities.get(alias ?? fold(said))
         // "Victoria Island", "Sydney Road": a town's name before a street's or a district's word is no town.
-        const street = /^(?:island|street|st|road|rd|avenue|ave|heights|hills|lane|drive|boulevard|blvd)$/i
         if (street.test(words[start + length] ?? "")) continue
         if (found === undefined || (length < words.length && found.every((c) => c.pop < 100_000))) continue
         // The name looked up does not qualify itself: "Santiago" is also a province of the Dominican Republic.

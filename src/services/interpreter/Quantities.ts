@@ -80,15 +80,15 @@ export const readCounts = (text: string): Array<Count> => {
   return counts
 }
 
-/** One count per unit (two different ones are asked about), an answer's replacing the request's. */
+/** A count read, with its words. */
 export type CountRead = Count & { readonly words: ReadonlyArray<Words> }
 
+/** One count per unit (two different ones are asked about), an answer's replacing the request's. */
 export const decideCounts = (
   own: ReadonlyArray<CountRead>,
   answered: ReadonlyArray<
     { readonly q: string; readonly text: string; readonly words: Words; readonly counts: ReadonlyArray<CountRead> }
   >,
-  needsParty: boolean,
   caller: ReadonlyArray<ConstraintInput>,
   result: Findings,
   /** What "how many?" asked about, if anything: "tickets", "hoodies". */
@@ -135,6 +135,5 @@ export const decideCounts = (
   for (const c of callers) {
     if (!kept.has(c.unit ?? "people")) kept.set(c.unit ?? "people", { count: c.count, words: [] })
   }
-  if (needsParty && !kept.has("people")) result.ask("quantity.people", "For how many people?")
   return kept
 }

@@ -4,13 +4,14 @@ import type { ConstraintInput, Evidence, Objective, ObjectiveKind } from "../../
 import { questionId, summaryMaxLength } from "../../schema/Constraint.ts"
 import type { Amount } from "./Budget.ts"
 import { readBudget } from "./Budget.ts"
-import { isReturnTrip, join, readDates } from "./Dates.ts"
+import { readDates } from "./Dates.ts"
 import type { Interpretation, InterpretInput } from "./Interpreter.ts"
 import { readKindAt } from "./Kinds.ts"
 import lexicon from "./Lexicon.json" with { type: "json" }
 import { clock24, dayFirst } from "./Locale.ts"
 import { mentionsIn, questionFor } from "./Mentions.ts"
 import { Findings } from "./Missing.ts"
+import { join } from "./Moments.ts"
 import { homeOf, readMoney, resolveCurrency } from "./Money.ts"
 import type { Fact } from "./Needs.ts"
 import { askMissing, hedge, isGeneric, needed, pluralItem, shapeOf } from "./Needs.ts"
@@ -20,7 +21,7 @@ import { readPlaces, readZoneAnswer } from "./PlaceWords.ts"
 import type { CountRead } from "./Quantities.ts"
 import { decideCounts, readCounts } from "./Quantities.ts"
 import type { Source, Words } from "./Text.ts"
-import { normalized, Traced, wordsOf } from "./Text.ts"
+import { codePoints, normalized, Traced, wordsOf } from "./Text.ts"
 import { decideTimes } from "./Times.ts"
 import type { Conventions, When } from "./When.ts"
 import { dedupe, mask } from "./Words.ts"
@@ -62,7 +63,8 @@ const plain = (traced: Traced) => traced.replace(shorthand, (w) => texting[w.toL
 /** The mentions of the request that no evidence covers (spans compared in code points). */
 const unread = (request: string, evidence: ReadonlyArray<Evidence>) => {
   const own = evidence.filter((e) => e.revision === undefined)
-  const points = (units: number) => Array.from(request.slice(0, units)).length
+  const source = { text: request }
+  const points = (units: number) => codePoints(source, units)
   return mentionsIn(request).filter((m) => {
     const [start, end] = [points(m.span[0]), points(m.span[1])]
     return !own.some((e) => e.start < end && start < e.end)
@@ -206,7 +208,7 @@ export const interpretRequest = (input: InterpretInput): Interpretation => {
   const read = answers.map((a) => readText(a.q, unplaced(a.traced, answered), now, kind, context, conventions, located))
   const shape = shapeOf(kind, request.text)
   const plural = pluralItem(request.text)
-  const counts = decideCounts(mine.counts, read, false, caller, result, plural ?? "tickets")
+  const counts = decideCounts(mine.counts, read, caller, result, plural ?? "tickets")
   const hedged = [request, ...answers.map((a) => a.traced)].map((t) => hedge(t.text)?.[0]).find((h) => h !== undefined)
   const times = decideTimes(read.reduce<ReadonlyArray<When>>((whens, a) => merge(now)(whens, a.whens), mine.whens), {
     kind,
@@ -216,7 +218,6 @@ export const interpretRequest = (input: InterpretInput): Interpretation => {
     zone,
     zoneConflict: conflict,
     zones: [...(callerZone === undefined ? [] : [callerZone]), ...named.map((z) => z.zone)],
-    returnTrip: isReturnTrip(context),
     caller,
     answered: read.some((a) => a.whens.length > 0),
     noDate: read.some((a) => a.q === "q_date" && /^(?:no|none|any ?time|whenever|flexible)\b/i.test(a.text))
@@ -254,7 +255,7 @@ export const interpretRequest = (input: InterpretInput): Interpretation => {
       /\b(?:(?:for )?tonight|one night|for a night|night of|overnight)\b/i.test(request.text),
     party: counts.has("people"),
     count: [...counts.keys()].some((u) =>
-      /^(?:people|.*\b(?:tickets?|seats?|passes)\b.*)$/.test(u) || u.includes(pluralItem(request.text) ?? "\u0000")
+      /^(?:people|.*\b(?:tickets?|seats?|passes)\b.*)$/.test(u) || u.includes(plural ?? "\u0000")
     ),
     item: item === undefined || !isGeneric(item)
   }
@@ -264,12 +265,10 @@ export const interpretRequest = (input: InterpretInput): Interpretation => {
     ...(item === undefined ? {} : { item: `"${item}" does not say what.` }),
     count: `The request does not say how many ${plural ?? "tickets"}.`
   }
-  if (!result.asks("date") && !result.asks("time")) askMissing(needed(shape, request.text), (f) => have[f], result, why)
-  else {askMissing(
-      needed(shape, request.text).filter((f) => f !== "day" && f !== "time" && f !== "until"),
-      (f) => have[f],
-      result
-    )}
+  // Once a time is asked about, the day, the time and the end are left to that question.
+  const want = needed(shape, request.text)
+  if (!result.asks("date") && !result.asks("time")) askMissing(want, (f) => have[f], result, why)
+  else askMissing(want.filter((f) => f !== "day" && f !== "time" && f !== "until"), (f) => have[f], result)
   if (times.needsZone && !result.asks("location")) result.ask("timezone", "Which time zone? Name the city or the zone.")
   // Nothing dropped: a time, a date, an amount, a count or a place that no reader took asks, in its words.
   const heard = result.evidence([

@@ -111,7 +111,7 @@ const trim = (text: string, start: number, end: number): readonly [number, numbe
 
 /** For each UTF-16 offset of a source, its offset in code points (computed once per source). */
 const offsets = new WeakMap<Source, Int32Array>()
-const codePoints = (source: Source, units: number): number => {
+export const codePoints = (source: Source, units: number): number => {
   let table = offsets.get(source)
   if (table === undefined) {
     table = new Int32Array(source.text.length + 1)

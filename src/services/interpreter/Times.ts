@@ -16,7 +16,6 @@ export interface TimeContext {
   readonly zone: string | undefined
   readonly zoneConflict: boolean
   readonly zones: ReadonlyArray<string>
-  readonly returnTrip: boolean
   readonly caller: ReadonlyArray<ConstraintInput>
   readonly answered: boolean
   readonly noDate: boolean
