@@ -171,7 +171,7 @@ const unreadIn = (c: Case, result: Interpretation) => {
   const given = new Set((c.given ?? []).map((g) => g.type))
   const covered = { amount: "budget", count: "quantity", place: "location", date: "window", time: "window" } as const
   return mentionsIn(c.request).filter((m) =>
-    !given.has(covered[m.kind]) && !(m.kind !== "amount" && m.kind !== "count" && given.has("deadline")) &&
+    !given.has(covered[m.kind]) && !((m.kind === "date" || m.kind === "time") && given.has("deadline")) &&
     !evidence.some((e) => e.start < points(m.span[1]) && points(m.span[0]) < e.end)
   )
 }
@@ -282,6 +282,13 @@ describe("Interpreter: layers", () => {
         const result = yield* interpreter.interpret(input)
         assert.deepStrictEqual(result, interpretRequest(input))
         assert.strictEqual(result._tag, "Understood")
+        // What the words say, not only that the layer is the function: tomorrow 8pm in Lisbon, for 2.
+        assert.deepInclude(bare(result.constraints), {
+          type: "window",
+          start: "2026-03-11T20:00:00+00:00",
+          end: "2026-03-11T20:01:00+00:00"
+        })
+        assert.deepInclude(bare(result.constraints), { type: "quantity", count: 2, unit: "people" })
       }))
   })
 
