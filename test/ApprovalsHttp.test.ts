@@ -465,11 +465,27 @@ const behaviour = <E>(name: string, services: Layer.Layer<JobServices, E>) =>
           const failed = yield* settled(url, key, job.id)
           assert.strictEqual(failed.status, "failed")
           const events = yield* eventsOf(url, key, job.id)
-          assert.include(types(events), "recovery.step:fail")
-          const reason = events.find((event) => event.type === "job.failed")!.data.reason as string
+          // Every attempt to undo is an event: five `compensate`s that failed, a `retry` between each two.
+          const recovery = events.slice(types(events).indexOf("verification.failed") + 1)
+          assert.deepStrictEqual(types(recovery), [
+            ...Array.from({ length: 4 }, () => ["recovery.step:compensate", "recovery.step:retry"]).flat(),
+            "recovery.step:compensate",
+            "recovery.step:fail",
+            "job.failed"
+          ])
+          const attempts = recovery.filter((event) => event.data.action === "compensate")
+          assert.deepStrictEqual(attempts.map((event) => event.data.attempt), [1, 2, 3, 4, 5])
+          for (const attempt of attempts) {
+            assert.deepInclude(attempt.data, { undone: false, error: "sandbox:cancel-fails: cannot cancel" })
+          }
           const [entry] = yield* ledgerOf(job.id)
+          assert.deepInclude(recovery.at(-2)!.data, { key: entry!.key, attempts: 5 })
+          const reason = recovery.at(-1)!.data.reason as string
           assert.include(reason, entry!.key)
+          assert.include(reason, "after 5 attempts")
           assert.strictEqual(entry!.state, "succeeded")
+          // The execute, the Verifier's inspection, and an inspection and a cancel for each attempt: no call unseen.
+          assert.strictEqual(entry!.calls, 2 + 2 * attempts.length)
         }))
 
       it.effect("no-offers: asks the User", () =>

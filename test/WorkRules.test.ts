@@ -175,7 +175,9 @@ const apply = (record: JobRecord, c: Command, now: string, later: string): Chang
         : ExecutionRules.undone(
           record,
           execution.number,
-          c.ok ? { _tag: "Undone", hadEffect: execution.reference !== null } : { _tag: "Failed", error: "refused" },
+          c.ok
+            ? { _tag: "Undone", hadEffect: execution.reference !== null }
+            : { _tag: "Failed", error: "refused", final: false },
           now
         )
     case "revise": {
@@ -320,7 +322,9 @@ describe("WorkRules", () => {
     then((record, now) => JobLifecycle.interpreted(record, 2, understood, now))
     then((record, now) => WorkRules.present(record, ref(record), plan, now))
     assert.strictEqual(changes.at(-1)!.record.proposal?.status, "open")
-    then((record, now) => ExecutionRules.undone(record, record.execution!.number, { _tag: "Failed", error: "no" }, now))
+    then((record, now) =>
+      ExecutionRules.undone(record, record.execution!.number, { _tag: "Failed", error: "no", final: true }, now)
+    )
     const failed = changes.at(-1)!.record
     assert.deepStrictEqual([failed.status, failed.proposal?.status, failed.revision], ["failed", "superseded", 2])
     let position = 0

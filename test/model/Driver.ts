@@ -10,8 +10,9 @@ import { JobStore } from "../../src/services/jobs/JobStore.ts"
 import { Proposals } from "../../src/services/jobs/Proposals.ts"
 import { SandboxLedger } from "../../src/services/providers/Sandbox.ts"
 import type { Harness } from "./Harness.ts"
+import { CancelCalls } from "./Harness.ts"
 import type { JobModel, Prediction } from "./Model.ts"
-import { checkLedger, nameOf, runnerWork, working } from "./Model.ts"
+import { checkCancels, checkLedger, nameOf, runnerWork, working } from "./Model.ts"
 
 /**
  * What every command of the model does with the services: call one, expect a refusal that changes
@@ -40,6 +41,10 @@ export interface Real {
   readonly proposals: Proposals["Service"]
   readonly store: JobStore["Service"]
   readonly ledger: SandboxLedger["Service"]
+  /** Every `cancel` the runner sent, by key. */
+  readonly cancels: ReadonlyMap<string, number>
+  /** Jobs whose runner was restarted while it worked: a call may then have been made again, or had no record. */
+  readonly interrupted: Set<string>
   readonly accountId: AccountId
   readonly principal: Principal
   readonly tally: Tally
@@ -53,6 +58,8 @@ export const realFor = (harness: Harness, accountId: AccountId, tally: Tally): R
   proposals: Context.get(harness.services, Proposals),
   store: Context.get(harness.services, JobStore),
   ledger: Context.get(harness.services, SandboxLedger),
+  cancels: Context.get(harness.services, CancelCalls),
+  interrupted: new Set(),
   accountId,
   principal: {
     accountId,
@@ -153,6 +160,7 @@ export const observe = async (real: Real, model: Model, id: JobId) => {
   const record = await recordOf(real, id)
   const entries = await run(real.ledger.entries(id))
   checkLedger(job, events, entries)
+  checkCancels(events, entries, real.cancels, !real.interrupted.has(id))
   assert.deepStrictEqual(
     [job.jobRevision, job.status, job.questions.map((question) => question.id)],
     [record.revision, record.status, record.questions.map((question) => question.id)]

@@ -15,7 +15,7 @@ import * as JobWork from "../../src/services/jobs/JobWork.ts"
 import type { Proposals } from "../../src/services/jobs/Proposals.ts"
 import type { Verifier } from "../../src/services/jobs/Verifier.ts"
 import * as WorkTiming from "../../src/services/jobs/WorkTiming.ts"
-import type { Providers } from "../../src/services/providers/Provider.ts"
+import { Providers } from "../../src/services/providers/Provider.ts"
 import type { SandboxLedger } from "../../src/services/providers/Sandbox.ts"
 import * as Database from "../../src/services/store/Database.ts"
 import * as Migrations from "../../src/services/store/Migrations.ts"
@@ -43,7 +43,35 @@ export const timing: WorkTiming.Timing = {
   slowCall: Duration.millis(4)
 }
 
+/**
+ * Every `cancel` the runner sent, by key: a call to undo that has no `recovery.step` `compensate` of
+ * its own would be work a person watching the Job cannot see.
+ */
+export class CancelCalls extends Context.Service<CancelCalls, Map<string, number>>()("test/CancelCalls") {}
+
+/** The provider with every `cancel` counted in `CancelCalls`. */
+const countingCancels = Layer.effect(Providers)(Effect.gen(function*() {
+  const providers = yield* Providers
+  const calls = yield* CancelCalls
+  return {
+    ...providers,
+    cancel: (key: string) =>
+      Effect.suspend(() => {
+        calls.set(key, (calls.get(key) ?? 0) + 1)
+        return providers.cancel(key)
+      })
+  }
+}))
+
+/** `stores` with its provider's cancels counted. */
+const withCancelsCounted = <A, E>(stores: Layer.Layer<A | Providers, E>) =>
+  countingCancels.pipe(
+    Layer.provideMerge(stores),
+    Layer.provideMerge(Layer.sync(CancelCalls)(() => new Map<string, number>()))
+  )
+
 export type Services =
+  | CancelCalls
   | Jobs.Jobs
   | Approvals
   | Proposals
@@ -152,8 +180,10 @@ const fresh = <A, E>(layer: Layer.Layer<A, E>) =>
     return yield* Layer.buildWithMemoMap(layer, memoMap, yield* Effect.scope).pipe(Effect.orDie)
   })
 
-const memoryStores = Layer.mergeAll(JobsTest.layerTest, partsTest, scripted).pipe(
-  Layer.provideMerge(Layer.mergeAll(JobWork.layer, EventSignal.layerTest, timingLayer))
+const memoryStores = withCancelsCounted(
+  Layer.mergeAll(JobsTest.layerTest, partsTest, scripted).pipe(
+    Layer.provideMerge(Layer.mergeAll(JobWork.layer, EventSignal.layerTest, timingLayer))
+  )
 )
 
 /** The in-memory stores and the runner on the in-memory engine, all new. */
@@ -167,11 +197,13 @@ export const memory = Effect.gen(function*() {
  */
 export const live = Effect.gen(function*() {
   const config = ConfigProvider.layer(ConfigProvider.fromUnknown(yield* TestDatabase.freshStore))
-  const stores = Layer.mergeAll(JobsLive.layerLive, partsLive, scripted).pipe(
-    Layer.provideMerge(Layer.mergeAll(JobWork.layer, EventSignal.layer, timingLayer)),
-    Layer.provide(Migrations.layer),
-    Layer.provideMerge(Database.layer),
-    Layer.provide(config)
+  const stores = withCancelsCounted(
+    Layer.mergeAll(JobsLive.layerLive, partsLive, scripted).pipe(
+      Layer.provideMerge(Layer.mergeAll(JobWork.layer, EventSignal.layer, timingLayer)),
+      Layer.provide(Migrations.layer),
+      Layer.provideMerge(Database.layer),
+      Layer.provide(config)
+    )
   )
   const context = yield* fresh(stores)
   return yield* make(

@@ -3,6 +3,7 @@ import type { Job, JobId } from "../../src/schema/Job.ts"
 import type { JobEvent } from "../../src/schema/JobEvent.ts"
 import * as Interpreter from "../../src/services/interpreter/Interpreter.ts"
 import type { Interpretation, InterpretInput } from "../../src/services/interpreter/Interpreter.ts"
+import { maxAttempts as maxUndoAttempts } from "../../src/services/jobs/ExecutionRules.ts"
 import type { Directive, LedgerEntry } from "../../src/services/providers/Sandbox.ts"
 
 /**
@@ -173,7 +174,11 @@ export const runnerWork = (start: JobModel): Prediction => {
         if (wants.has("verify-mismatch") && firstOffer) {
           events.push("verification.failed")
           if (wants.has("cancel-fails")) {
-            events.push("recovery.step:fail", "job.failed")
+            // Every attempt to undo is an event: each fails, the last one fails the Job.
+            for (let attempt = 1; attempt < maxUndoAttempts; attempt++) {
+              events.push("recovery.step:compensate", "recovery.step:retry")
+            }
+            events.push("recovery.step:compensate", "recovery.step:fail", "job.failed")
             return { events, job: { ...job, status: "failed" } }
           }
           events.push("recovery.step:compensate", "recovery.step:replan")
@@ -332,5 +337,30 @@ export const checkLedger = (job: Job, events: ReadonlyArray<JobEvent>, entries: 
     assert.include(reason, standing[0]!.key, where)
   } else {
     assert.strictEqual(standing.length, 0, where)
+  }
+}
+
+/**
+ * Every `cancel` sent for an execution has its `recovery.step` `compensate`: an attempt that failed
+ * (every call of the model's provider that fails is a cancel) or that undid a side effect still
+ * standing. `exact` unless the runner was restarted while it worked: a cancel may then have been sent
+ * again, or found its side effect already undone, with one event for the two.
+ */
+export const checkCancels = (
+  events: ReadonlyArray<JobEvent>,
+  entries: ReadonlyArray<LedgerEntry>,
+  cancels: ReadonlyMap<string, number>,
+  exact: boolean
+) => {
+  for (const entry of entries) {
+    const number = Number(entry.key.slice(entry.key.lastIndexOf(":") + 1))
+    const attempts = events.filter((event) =>
+      event.type === "recovery.step" && event.data.action === "compensate" && event.data.executionNumber === number
+    )
+    const failed = attempts.filter((event) => event.data.error !== undefined).length
+    const tried = failed + attempts.filter((event) => event.data.undone === true).length
+    const sent = cancels.get(entry.key) ?? 0
+    if (exact) assert.strictEqual(sent, tried, `${entry.key}: every cancel has its event`)
+    else assert.isAtLeast(sent, failed, `${entry.key}: a failed attempt to undo with no cancel sent`)
   }
 }

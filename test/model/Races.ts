@@ -64,6 +64,7 @@ export class Interrupt implements fc.AsyncCommand<Model, Real> {
       case "restart":
         await run(real.harness.restart)
         real.tally.restarts++
+        real.interrupted.add(start.id)
         return expectChange(real, model, start, immediate, withoutRetries)
       case "cancel":
         return this.cancel(model, real, start, immediate, work)

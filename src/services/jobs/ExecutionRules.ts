@@ -154,25 +154,34 @@ export const verified = (
   }
 }
 
-/** What undoing an execution came to. */
+/** What one attempt to undo an execution came to; a `Failed` one that is `final` is not tried again. */
 export type Undo =
   | { readonly _tag: "Undone"; readonly hadEffect: boolean }
-  | { readonly _tag: "Failed"; readonly error: string }
+  | { readonly _tag: "Failed"; readonly error: string; readonly final: boolean }
 
 /**
- * Records the end of undoing an execution (cancelled with the provider, or found to have done nothing):
- * then a cancellation ends the Job, a failed verification re-plans without the offer, and a newer
- * revision simply goes on. An undo that failed after its retries fails the Job, naming what stands.
+ * Records one attempt to undo an execution, each a `recovery.step` `compensate` naming its attempt.
+ * Undone (cancelled with the provider, or found to have done nothing): a cancellation ends the Job, a
+ * failed verification re-plans without the offer, and a newer revision simply goes on. A failed
+ * attempt is retried (`retry`), at most `maxAttempts` in all; the last fails the Job, naming what stands.
  */
 export const undone = (record: JobRecord, number: number, undo: Undo, now: string): Change => {
   const execution = owned(record, number)
   // Only what the Job no longer wants, or what verification refused, is undone: an approval is consumed once.
   if (execution === undefined || (wanted(record, execution) && execution.phase !== "undoing")) return noChange(record)
-  const what = execution.reference === null
-    ? `execution ${execution.key}`
-    : `${execution.reference} (key ${execution.key})`
+  const attempt = execution.undoAttempts + 1
   if (undo._tag === "Failed") {
-    const reason = `Could not undo ${what}: ${undo.error}`
+    const tried = step("compensate", record.status, { ...ids(execution), attempt, undone: false, error: undo.error })
+    if (!undo.final && attempt < maxAttempts) {
+      return {
+        record: at(record, now, { execution: { ...execution, undoAttempts: attempt } }),
+        events: [tried, step("retry", record.status, { ...ids(execution), attempt: attempt + 1 })]
+      }
+    }
+    const what = execution.reference === null
+      ? `execution ${execution.key}`
+      : `${execution.reference} (key ${execution.key})`
+    const reason = `Could not undo ${what} after ${attempt} attempt${attempt === 1 ? "" : "s"}: ${undo.error}`
     // A newer revision may have presented a proposal meanwhile: `job.failed` supersedes it, as
     // `job.cancelled` does, so that no proposal of an ended Job stays open.
     return {
@@ -183,7 +192,14 @@ export const undone = (record: JobRecord, number: number, undo: Undo, now: strin
         proposal: closedProposal(record)
       }),
       events: [
-        step("fail", "failed", { ...ids(execution), error: undo.error }),
+        tried,
+        step("fail", "failed", {
+          ...ids(execution),
+          key: execution.key,
+          reference: execution.reference,
+          attempts: attempt,
+          error: undo.error
+        }),
         { type: "job.failed", data: { reason, status: "failed" } }
       ]
     }
@@ -191,7 +207,7 @@ export const undone = (record: JobRecord, number: number, undo: Undo, now: strin
   const sameRevision = record.revision === execution.revision
   const replan = sameRevision && !record.cancelling && execution.undoReason !== null
   const status: JobStatus = record.cancelling ? "recovering" : replan ? "planning" : record.status
-  const compensated = step("compensate", status, { ...ids(execution), undone: undo.hadEffect })
+  const compensated = step("compensate", status, { ...ids(execution), attempt, undone: undo.hadEffect })
   const cleared = at(record, now, { execution: null })
   if (replan) {
     return {

@@ -32,6 +32,8 @@ export interface ExecutionState {
   readonly reference: string | null
   /** Provider answers that failed transiently (or did not come) so far. */
   readonly attempts: number
+  /** Attempts to undo it that failed so far: each is a `recovery.step` `compensate`, then a `retry`. */
+  readonly undoAttempts: number
   /** Why it is undone, when it is: a failed verification re-plans without its offer. */
   readonly undoReason: string | null
 }
@@ -115,7 +117,11 @@ export const noWork = {
  * change on (the interpreter then cites it with that revision).
  */
 export const fromStored = (stored: unknown): JobRecord => {
-  const record: JobRecord = { ...noWork, ...(stored as JobRecord) }
+  const read: JobRecord = { ...noWork, ...(stored as JobRecord) }
+  // Records written before undo attempts were counted have none.
+  const record: JobRecord = read.execution === null || read.execution.undoAttempts !== undefined
+    ? read
+    : { ...read, execution: { ...read.execution, undoAttempts: 0 } }
   const answers = record.answers as ReadonlyArray<Omit<Answer, "revision"> & { readonly revision?: number }>
   return answers.every((answer) => answer.revision !== undefined) ? record : {
     ...record,

@@ -4,7 +4,6 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
-import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import type { Unavailable } from "../../schema/Errors.ts"
 import type { ProposalDocument } from "../../schema/Proposal.ts"
@@ -58,8 +57,6 @@ export const layer = Layer.effect(Work)(Effect.gen(function*() {
   const timing = yield* WorkTiming.WorkTiming
   // Waits out what cannot answer now, for as long as it takes.
   const waitOut = WorkTiming.waitOut(timing)
-  // At most `ExecutionRules.maxAttempts` tries of an undo's call that fails transiently, with backoff.
-  const retried = { schedule: Schedule.exponential(timing.undoRetry, 2), times: ExecutionRules.maxAttempts - 1 }
   const store = yield* JobStore
   const jobs = yield* Jobs
   const interpreter = yield* Interpreter
@@ -100,21 +97,22 @@ export const layer = Layer.effect(Work)(Effect.gen(function*() {
       })
     )
 
-  /** Undoes what an execution did, if anything: inspect by key, then cancel what stands. */
+  /**
+   * One attempt to undo what an execution did, if anything: inspect by key, then cancel what stands.
+   * Each attempt is recorded (`ExecutionRules.undone`), so that every call made to undo has its event.
+   */
   const undo = (execution: ExecutionState): Effect.Effect<Undo> =>
     whole(providers.inspect(execution.key)).pipe(
-      Effect.retry(retried),
       Effect.flatMap((inspection): Effect.Effect<Undo, ProviderError> => {
         if (Option.isNone(inspection) || inspection.value.state === "failed") {
           return Effect.succeed({ _tag: "Undone", hadEffect: false })
         }
         if (inspection.value.state === "compensated") return Effect.succeed({ _tag: "Undone", hadEffect: true })
-        return whole(providers.cancel(execution.key)).pipe(
-          Effect.retry({ ...retried, while: (error: ProviderError) => error._tag !== "ProviderPermanent" }),
-          Effect.as<Undo>({ _tag: "Undone", hadEffect: true })
-        )
+        return whole(providers.cancel(execution.key)).pipe(Effect.as<Undo>({ _tag: "Undone", hadEffect: true }))
       }),
-      Effect.catch((error) => Effect.succeed<Undo>({ _tag: "Failed", error: error.message }))
+      Effect.catch((error) =>
+        Effect.succeed<Undo>({ _tag: "Failed", error: error.message, final: error._tag === "ProviderPermanent" })
+      )
     )
 
   /** The run's execution: called, verified, or undone, one step at a time. */
@@ -123,6 +121,7 @@ export const layer = Layer.effect(Work)(Effect.gen(function*() {
       const carryOn = ExecutionRules.wanted(job, execution)
       const document = job.proposal?.hash === execution.proposalHash ? job.proposal.document : undefined
       if (!carryOn || execution.phase === "undoing" || document === undefined) {
+        if (execution.undoAttempts > 0) yield* Effect.sleep(WorkTiming.undoBackoff(timing, execution.undoAttempts))
         const result = yield* undo(execution)
         yield* record(ref, (current, now) => ExecutionRules.undone(current, execution.number, result, now))
         return

@@ -270,6 +270,7 @@ export const claim = (record: JobRecord, ref: RunRef, now: string): Claimed => {
     phase: "calling",
     reference: null,
     attempts: 0,
+    undoAttempts: 0,
     undoReason: null
   }
   return {

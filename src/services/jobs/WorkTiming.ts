@@ -15,7 +15,7 @@ export interface Timing {
    * `first`, doubling, at most `max` apart, for as long as it takes.
    */
   readonly waitOut: { readonly first: Duration.Duration; readonly max: Duration.Duration }
-  /** The first pause between the tries of an undo's inspection and cancellation, doubling. */
+  /** The pause before the second attempt to undo an execution, doubling before each later one. */
   readonly undoRetry: Duration.Duration
   /** How long a run waits for an older revision's execution to be settled before it looks again. */
   readonly blockedWait: Duration.Duration
@@ -42,6 +42,10 @@ export const backoff = (timing: Timing, attempt: number) =>
     timing.providerBackoff.max,
     Duration.times(timing.providerBackoff.first, 2 ** Math.max(0, attempt - 1))
   )
+
+/** The pause before the attempt to undo that follows `failed` failed attempts (1-based). */
+export const undoBackoff = (timing: Timing, failed: number) =>
+  Duration.times(timing.undoRetry, 2 ** Math.max(0, failed - 1))
 
 export const waitOut = (timing: Timing) =>
   Schedule.min([Schedule.exponential(timing.waitOut.first, 2), Schedule.spaced(timing.waitOut.max)])
