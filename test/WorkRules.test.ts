@@ -217,7 +217,7 @@ describe("WorkRules", () => {
           return logged
         }
         const start = Date.UTC(2026, 10, 24)
-        const created = JobLifecycle.create("job_1" as JobId, "acct" as AccountId, {
+        const created = JobLifecycle.create("job_111111111111111111111111" as JobId, "acct" as AccountId, {
           request: "A table",
           constraints: [budget]
         }, new Date(start).toISOString())
@@ -286,7 +286,7 @@ describe("WorkRules", () => {
 
   it("an undo that fails after a new revision presented its proposal fails the Job and supersedes that proposal", () => {
     const at = (second: number) => new Date(Date.UTC(2026, 10, 24, 0, 0, second)).toISOString()
-    const changes: Array<Change> = [JobLifecycle.create("job_3" as JobId, "acct" as AccountId, {
+    const changes: Array<Change> = [JobLifecycle.create("job_333333333333333333333333" as JobId, "acct" as AccountId, {
       request: "A table",
       constraints: [budget]
     }, at(0))]
@@ -333,14 +333,14 @@ describe("WorkRules", () => {
   })
 
   it("hashes the RFC 8785 bytes of the document", () => {
-    const created = JobLifecycle.create("job_2" as JobId, "acct" as AccountId, {
+    const created = JobLifecycle.create("job_222222222222222222222222" as JobId, "acct" as AccountId, {
       request: "A table",
       constraints: [budget]
     }, "2026-11-24T00:00:00.000Z")
     const interpreted = JobLifecycle.interpreted(created.record, 1, understood, "2026-11-24T00:00:01.000Z")
     const change = WorkRules.present(
       interpreted.record,
-      { accountId: "acct" as AccountId, jobId: "job_2" as JobId, revision: 1, run: 0 },
+      { accountId: "acct" as AccountId, jobId: "job_222222222222222222222222" as JobId, revision: 1, run: 0 },
       { provider: "sandbox", quotes, ttlMillis: 1000 },
       "2026-11-24T00:00:02.000Z"
     )

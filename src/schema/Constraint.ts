@@ -22,7 +22,7 @@ export const currencyCodes: ReadonlySet<string> = new Set(
  * most 4 fraction digits (the finest minor unit in ISO 4217).
  */
 export const Amount = Schema.String.check(
-  Schema.isPattern(/^(?:0|[1-9][0-9]{0,14})(?:\.[0-9]{1,4})?$/, {
+  Schema.isPattern(/^(?:0|[1-9][0-9]{0,14})(?:\.[0-9]{1,4})?$/u, {
     expected: "a non-negative decimal amount such as \"180.00\" (at most 15 integer and 4 fraction digits)"
   })
 ).annotate({ identifier: "Amount" })
@@ -30,7 +30,7 @@ export const Amount = Schema.String.check(
 export const Currency = Schema.String.check(
   Schema.makeFilter((s: string) => currencyCodes.has(s), {
     expected: "an ISO 4217 currency code such as \"EUR\"",
-    toJsonSchema: () => ({ pattern: "^[A-Z]{3}$" })
+    toJsonSchema: () => ({ enum: [...currencyCodes] })
   })
 ).annotate({ identifier: "Currency" })
 
@@ -110,7 +110,10 @@ export const isTimeZoneName = (s: string): boolean => {
 }
 
 export const TimeZoneName = Schema.String.check(
-  Schema.makeFilter(isTimeZoneName, { expected: "an IANA time zone name such as \"Europe/Lisbon\"" })
+  Schema.makeFilter(isTimeZoneName, {
+    expected: "an IANA time zone name such as \"Europe/Lisbon\"",
+    toJsonSchema: () => ({ minLength: 1, maxLength: 64, pattern: ianaPattern.source })
+  })
 ).annotate({ identifier: "TimeZoneName" })
 
 const Text = (maxCodePoints: number) =>
@@ -124,6 +127,11 @@ const Text = (maxCodePoints: number) =>
 export const placeMaxLength = 200
 export const unitMaxLength = 40
 export const noteMaxLength = 2000
+/**
+ * The largest count a quantity may name: far beyond any one request a person makes, and small enough
+ * that any price per unit times it is still an amount the contract can write (15 integer digits).
+ */
+export const quantityMax = 1_000_000
 
 export const BudgetInput = Schema.Struct({ type: Schema.Literal("budget"), max: Money })
 export const DeadlineInput = Schema.Struct({ type: Schema.Literal("deadline"), by: Timestamp })
@@ -138,7 +146,7 @@ export const WindowInput = Schema.Struct({ type: Schema.Literal("window"), start
 export const LocationInput = Schema.Struct({ type: Schema.Literal("location"), place: Text(placeMaxLength) })
 export const QuantityInput = Schema.Struct({
   type: Schema.Literal("quantity"),
-  count: Schema.Int.check(Schema.isGreaterThan(0)),
+  count: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: quantityMax })),
   unit: Schema.optionalKey(Text(unitMaxLength))
 })
 export const TimezoneInput = Schema.Struct({ type: Schema.Literal("timezone"), zone: TimeZoneName })
@@ -270,7 +278,7 @@ export type QuestionAbout = typeof QuestionAbout.Type
 export const questionId = (about: QuestionAbout): string => `q_${about.replaceAll(".", "_")}`
 
 export const Question = Schema.Struct({
-  id: Schema.String.check(Schema.isPattern(/^q_[a-z0-9_]{1,60}$/)),
+  id: Schema.String.check(Schema.isPattern(/^q_[a-z0-9_]{1,60}$/u)),
   text: Text(500),
   about: Schema.optionalKey(QuestionAbout)
 }).annotate({ identifier: "Question" })

@@ -1,3 +1,4 @@
+import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as SchemaIssue from "effect/SchemaIssue"
 import { Constraint, ConstraintInput, Objective, Question } from "./Constraint.ts"
@@ -72,7 +73,10 @@ export type JobPage = typeof JobPage.Type
 
 export const CreateJobRequest = Schema.Struct({
   request: RequestText,
-  constraints: Schema.Array(ConstraintInput)
+  constraints: Schema.Array(ConstraintInput).pipe(Schema.withDecodingDefaultKey(Effect.succeed([]))).annotate({
+    description: "The caller's constraints; none (`[]`) when left out.",
+    default: []
+  })
 }).annotate({ identifier: "CreateJobRequest" })
 export type CreateJobRequest = typeof CreateJobRequest.Type
 
@@ -85,7 +89,10 @@ export type ChangeConstraintsRequest = typeof ChangeConstraintsRequest.Type
 export const AnswerQuestionsRequest = Schema.Struct({
   jobRevision: JobRevision,
   answers: Schema.Record(Schema.String, AnswerText).check(
-    Schema.makeFilter((answers) => Object.keys(answers).length > 0, { expected: "at least one answer" })
+    Schema.makeFilter((answers) => Object.keys(answers).length > 0, {
+      expected: "at least one answer",
+      toJsonSchema: () => ({ minProperties: 1 })
+    })
   ).annotate({
     description: "Answers by question id; any subset of the open questions, at least one."
   })
@@ -127,7 +134,9 @@ export const describeIssue = (issue: SchemaIssue.Issue): string => {
     }
   }
   if (first.message === "Missing key") return `${at} is required.`
-  if (first.message === "Expected no excess property") return `${at} is not allowed here.`
+  if (first.message === "Expected no excess property" || first.message.startsWith("Unexpected key")) {
+    return `${at} is not allowed here.`
+  }
   return `${at}: ${first.message.replace(/^Expected /, "expected ")}.`
 }
 

@@ -1,7 +1,9 @@
 import * as Schema from "effect/Schema"
 
 /** The names a Job is known by, apart from `Job.ts` so that proposals can name their Job. */
-export const JobId = Schema.String.pipe(Schema.brand("JobId"))
+export const JobId = Schema.String.check(
+  Schema.isPattern(/^job_[0-9a-f]{24}$/u, { expected: "a Job id: job_ and 24 lowercase hex digits" })
+).pipe(Schema.brand("JobId")).annotate({ identifier: "JobId" })
 export type JobId = typeof JobId.Type
 
 export const JobRevision = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)).annotate({

@@ -4,7 +4,7 @@ import { Instant, JobId, JobRevision } from "./JobRef.ts"
 
 /** `sha256:` and the lowercase hex SHA-256 of a proposal's canonical (RFC 8785) bytes. */
 export const ProposalHash = Schema.String.check(
-  Schema.isPattern(/^sha256:[0-9a-f]{64}$/, { expected: "a proposal hash: sha256: and 64 lowercase hex digits" })
+  Schema.isPattern(/^sha256:[0-9a-f]{64}$/u, { expected: "a proposal hash: sha256: and 64 lowercase hex digits" })
 ).pipe(Schema.brand("ProposalHash")).annotate({ identifier: "ProposalHash" })
 export type ProposalHash = typeof ProposalHash.Type
 

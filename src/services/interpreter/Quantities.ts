@@ -1,4 +1,5 @@
 import type { ConstraintInput } from "../../schema/Constraint.ts"
+import { quantityMax } from "../../schema/Constraint.ts"
 import type { Findings } from "./Missing.ts"
 import type { Words } from "./Text.ts"
 import { countOf, countPattern, matches } from "./Words.ts"
@@ -122,6 +123,11 @@ export const decideCounts = (
     )
     if (distinct.length > 1) {
       if (given.length === 0) result.ask(about, `How many ${unit}? The request says ${distinct.join(" and ")}.`)
+      continue
+    }
+    // More than any request asks for: a slip, asked about rather than kept.
+    if (distinct[0]! > quantityMax) {
+      if (given.length === 0) result.ask(about, `How many ${unit}? ${distinct[0]} is more than we can arrange.`)
       continue
     }
     kept.set(unit, { count: distinct[0]!, words: read.flatMap((c) => c.words) })

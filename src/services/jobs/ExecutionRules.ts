@@ -1,3 +1,5 @@
+import * as Schema from "effect/Schema"
+import { Money } from "../../schema/Constraint.ts"
 import type { JobStatus } from "../../schema/Job.ts"
 import type { Outcome, ProposalDocument } from "../../schema/Proposal.ts"
 import type { Inspection } from "../providers/Provider.ts"
@@ -91,11 +93,15 @@ export type Verification =
   | { readonly _tag: "Verified"; readonly inspection: Inspection }
   | { readonly _tag: "Mismatch"; readonly reason: string; readonly inspection: Inspection | null }
 
+const isMoney = Schema.is(Money)
+
 /** Compares what the provider says the key did with the proposal: same offer, currency, at most `spend`, terms kept. */
 export const compare = (document: ProposalDocument, inspection: Inspection | null): Verification => {
   const mismatch = (reason: string): Verification => ({ _tag: "Mismatch", reason, inspection })
   if (inspection === null) return mismatch("the provider has no record of the execution")
   if (inspection.state !== "succeeded") return mismatch(`the provider reports the execution ${inspection.state}`)
+  // An Outcome is stored only when the API can show it.
+  if (!isMoney(inspection.spent)) return mismatch("the provider reports a charge that is not an amount of money")
   if (inspection.offerId !== document.offer.id) {
     return mismatch(`the provider carried out offer ${inspection.offerId}, not ${document.offer.id}`)
   }

@@ -1,10 +1,12 @@
 import canonicalize from "canonicalize"
 import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import { createHash, randomBytes } from "node:crypto"
 import type { Money } from "../../schema/Constraint.ts"
 import { questionId } from "../../schema/Constraint.ts"
 import type { JobStatus } from "../../schema/Job.ts"
-import type { Approval, ApprovalId, ApprovalRequest, ProposalDocument, ProposalHash } from "../../schema/Proposal.ts"
+import type { Approval, ApprovalId, ApprovalRequest, ProposalHash } from "../../schema/Proposal.ts"
+import { ProposalDocument } from "../../schema/Proposal.ts"
 import type { Quote } from "../providers/Provider.ts"
 import { executionKey } from "../providers/Provider.ts"
 import { ProposalLapsed, ProposalNotOpen, StaleRevision, WrongState } from "./JobErrors.ts"
@@ -63,6 +65,31 @@ export interface Planned {
   readonly ttlMillis: number
 }
 
+/** What the API can show: a proposal is stored only when its document encodes as the API sends it. */
+const isShowable = Schema.is(ProposalDocument)
+
+/** The proposal of the first quote that fits, was not excluded, and can be shown exactly. */
+const firstProposal = (record: JobRecord, planned: Planned, now: string) => {
+  for (const quote of planned.quotes) {
+    if (record.excludedOffers.includes(quote.offer.id) || !fits(record, quote)) continue
+    const document: ProposalDocument = {
+      jobId: record.id,
+      jobRevision: record.revision,
+      provider: planned.provider,
+      offer: quote.offer,
+      spend: quote.price,
+      terms: quote.terms,
+      objective: record.objective!,
+      constraints: [...record.callerConstraints, ...record.interpretedConstraints],
+      createdAt: now,
+      expiresAt: new Date(Date.parse(now) + planned.ttlMillis).toISOString()
+    }
+    // A provider's offer the contract cannot carry (an amount of 16 digits, say) is no offer.
+    if (isShowable(document)) return { quote, document }
+  }
+  return undefined
+}
+
 /**
  * Presents the first quote that fits and was not excluded, as an immutable proposal; one that costs
  * nothing and whose cancellation costs nothing needs no authority and executes at once. No quote left:
@@ -70,8 +97,8 @@ export interface Planned {
  */
 export const present = (record: JobRecord, ref: RunRef, planned: Planned, now: string): Change => {
   if (!isCurrent(record, ref) || record.status !== "planning" || record.objective === null) return noChange(record)
-  const quote = planned.quotes.find((quote) => !record.excludedOffers.includes(quote.offer.id) && fits(record, quote))
-  if (quote === undefined) {
+  const found = firstProposal(record, planned, now)
+  if (found === undefined) {
     const question = {
       id: questionId("offers"),
       text: record.excludedOffers.length === 0
@@ -90,18 +117,7 @@ export const present = (record: JobRecord, ref: RunRef, planned: Planned, now: s
       ]
     }
   }
-  const document: ProposalDocument = {
-    jobId: record.id,
-    jobRevision: record.revision,
-    provider: planned.provider,
-    offer: quote.offer,
-    spend: quote.price,
-    terms: quote.terms,
-    objective: record.objective,
-    constraints: [...record.callerConstraints, ...record.interpretedConstraints],
-    createdAt: now,
-    expiresAt: new Date(Date.parse(now) + planned.ttlMillis).toISOString()
-  }
+  const { document, quote } = found
   const bytes = canonicalBytes(document)
   const hash = hashOf(bytes)
   const free = isZero(quote.price) && isZero(quote.terms.cancellationFee)
