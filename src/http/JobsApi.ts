@@ -26,11 +26,12 @@ import {
 } from "../schema/Job.ts"
 import { EventPage, JobAsOf } from "../schema/JobEvent.ts"
 import { JobId } from "../schema/JobRef.ts"
-import { Approval, ApprovalRequest, ProposalDocument } from "../schema/Proposal.ts"
+import { Approval, ApprovalRequest, ProposalDocument, ProposalHash } from "../schema/Proposal.ts"
 import { PositionText, WholeNumberText } from "../schema/Query.ts"
 import { Api } from "./Api.ts"
 import { Authentication, RequiredScope } from "./Authentication.ts"
-import { AcceptsEmptyBody, Guarded, Idempotent, RequestDecoding } from "./JobsMiddleware.ts"
+import { exactDocument } from "./JobsDocument.ts"
+import { AcceptsEmptyBody, Guarded, Idempotent, NoQuery, RequestDecoding } from "./JobsMiddleware.ts"
 
 /**
  * The Job API (docs/API.md), a preview served only with `JOBS_API=preview`. Every part of a request is
@@ -88,7 +89,18 @@ const withParameters = (...parameters: ReadonlyArray<OpenApi.OpenAPISpecParamete
 /** The `Idempotency-Key` header as typed clients send it; `Idempotent` checks it. */
 const idempotencyHeader = { "idempotency-key": Schema.optional(Schema.String) }
 
-const idParams = { id: JobId }
+/**
+ * A path parameter as the document shows it (`shape`), decoded as any text: a value of another shape
+ * names nothing, which the handler answers with 404 once the rest of the request has been checked
+ * (docs/API.md, "Which error wins": 422 before 404).
+ */
+const pathText = <S extends Schema.Top>(shape: S) =>
+  Schema.String.check(Schema.makeFilter(() => true, { toJsonSchema: () => Schema.toJsonSchemaDocument(shape).schema }))
+
+export const JobIdText = pathText(JobId).pipe(Schema.brand("JobId"))
+export const ProposalHashText = pathText(ProposalHash).pipe(Schema.brand("ProposalHash"))
+
+const idParams = { id: JobIdText }
 
 export const createJob = HttpApiEndpoint.post("createJob", "/v1/jobs", {
   headers: idempotencyHeader,
@@ -127,17 +139,19 @@ export const getJob = HttpApiEndpoint.get("getJob", "/v1/jobs/:id", {
   error: [InvalidRequest, NotFound, CursorExpired]
 }).annotateMerge(OpenApi.annotations({
   summary: "Read a Job, now or as it was at a revision or a position",
-  description: "With `revision` or `at` (not both), a point-in-time view with `asOf`: the revision and the "
-    + "position of the Job's last event it includes."
+  description: "With `revision` or `at`, a point-in-time view with `asOf`: the revision and the position of "
+    + "the Job's last event it includes. Both at once are refused (422)."
 }))
   .annotateMerge(withParameters(
-    parameter("revision", "query", "The Job at the end of this revision (after its last event).", {
+    parameter("revision", "query", "The Job at the end of this revision (after its last event). Not with `at`.", {
       type: "integer",
-      minimum: 1
+      minimum: 1,
+      maximum: Number.MAX_SAFE_INTEGER
     }),
-    parameter("at", "query", "The Job after all its events at positions up to this one.", {
+    parameter("at", "query", "The Job after all its events at positions up to this one. Not with `revision`.", {
       type: "integer",
-      minimum: 0
+      minimum: 0,
+      maximum: Number.MAX_SAFE_INTEGER
     })
   )).annotate(RequiredScope, "jobs:read")
   .middleware(RequestDecoding)
@@ -191,15 +205,15 @@ export const cancelJob = HttpApiEndpoint.post("cancelJob", "/v1/jobs/:id/cancel"
   .middleware(RequestDecoding).middleware(Idempotent)
 
 export const getProposal = HttpApiEndpoint.get("getProposal", "/v1/jobs/:id/proposals/:hash", {
-  params: { id: JobId, hash: Schema.String },
+  params: { id: JobIdText, hash: ProposalHashText },
   success: ProposalDocument,
-  error: NotFound
+  error: [InvalidRequest, NotFound]
 }).annotateMerge(OpenApi.annotations({
   summary: "Read a proposal, as the exact bytes that were hashed",
   description: "The RFC 8785 (JCS) canonical JSON of the document, as stored; its SHA-256 is the hash, also "
     + "sent as the ETag. Every proposal the Job ever had is served, superseded ones included. Scope jobs:read "
     + "or approvals:write."
-})).annotate(RequiredScope, ["jobs:read", "approvals:write"])
+})).annotate(RequiredScope, ["jobs:read", "approvals:write"]).middleware(RequestDecoding)
 
 export const createApproval = HttpApiEndpoint.post("createApproval", "/v1/jobs/:id/approvals", {
   params: idParams,
@@ -215,12 +229,15 @@ export const createApproval = HttpApiEndpoint.post("createApproval", "/v1/jobs/:
 })).annotateMerge(withParameters(idempotencyKey)).annotate(RequiredScope, "approvals:write")
   .middleware(RequestDecoding).middleware(Idempotent)
 
+/** A position as a header carries it: digits only, no leading zero, at most 2^53 - 1. */
+const positionPattern = "^(0|[1-9][0-9]{0,15})$"
+
 const eventParameters = [
   parameter(
     "after",
     "query",
     "Events after this position (0, the default: from the oldest kept). Last-Event-ID wins when both are sent.",
-    { type: "integer", minimum: 0 }
+    { type: "integer", minimum: 0, maximum: Number.MAX_SAFE_INTEGER }
   ),
   parameter("limit", "query", "Events per JSON page, 1 to 1000 (100 unless given).", {
     type: "integer",
@@ -229,7 +246,7 @@ const eventParameters = [
   }),
   parameter("Last-Event-ID", "header", "Resume after this position (what an SSE client sends when it reconnects).", {
     type: "string",
-    pattern: "^[0-9]+$"
+    pattern: positionPattern
   }),
   parameter(
     "Accept",
@@ -257,6 +274,8 @@ const asEventReading = OpenApi.annotations({
           content: {
             ...ok.content,
             "text/event-stream": {
+              // OpenAPI 3.1 has no schema for one event of a stream: each `data:` is this.
+              "x-sse-data": { $ref: "#/components/schemas/JobEvent" },
               schema: {
                 type: "string",
                 description: "`retry:` first, then one event per change (`id:` its position, `event:` its type, "
@@ -304,9 +323,12 @@ export class JobsApi extends HttpApiGroup.make("Jobs")
     listJobEvents,
     listEvents
   )
+  .middleware(NoQuery)
   .middleware(Guarded)
   .middleware(Authentication)
   .annotate(HttpApi.PayloadParseOptions, strictParseOptions)
+  // A query parameter an operation does not name is refused, not ignored (`?limt=2` is a mistake).
+  .annotate(HttpApi.QueryParseOptions, strictParseOptions)
   .annotateMerge(OpenApi.annotations({
     title: "Jobs (preview)",
     description: "Preview: served only when the operator sets JOBS_API=preview. Every operation needs an API "
@@ -315,4 +337,4 @@ export class JobsApi extends HttpApiGroup.make("Jobs")
 {}
 
 /** The service's API with the Job API preview: what is served and published with `JOBS_API=preview`. */
-export class PreviewApi extends Api.add(JobsApi) {}
+export class PreviewApi extends Api.add(JobsApi).annotateMerge(OpenApi.annotations({ transform: exactDocument })) {}

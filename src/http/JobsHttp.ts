@@ -18,6 +18,8 @@ import type { Job } from "../schema/Job.ts"
 import { Job as JobSchema } from "../schema/Job.ts"
 import type { ViewPoint } from "../schema/JobEvent.ts"
 import type { JobId } from "../schema/JobRef.ts"
+import { JobId as JobIdSchema } from "../schema/JobRef.ts"
+import { ProposalHash } from "../schema/Proposal.ts"
 import { PositionText } from "../schema/Query.ts"
 import { Approvals } from "../services/jobs/Approvals.ts"
 import type {
@@ -91,6 +93,18 @@ const wire = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Wire<E>
 
 const encodeJob = Schema.encodeSync(JobSchema)
 
+const isJobId = Schema.is(JobIdSchema)
+const isProposalHash = Schema.is(ProposalHash)
+
+/**
+ * A path that cannot name a Job (or a proposal) names none: 404 before any store is asked, since a
+ * store may refuse such text (PostgreSQL refuses a NUL byte) as if it had failed.
+ */
+const named = (params: { readonly id: string; readonly hash?: string }) =>
+  isJobId(params.id) && (params.hash === undefined || isProposalHash(params.hash))
+    ? Effect.void
+    : Effect.fail(new NotFound({ message: "No such resource for this account." }))
+
 /** 201 with the Job and its `Location`. */
 const created = (job: Job) =>
   HttpServerResponse.jsonUnsafe(encodeJob(job), { status: 201, headers: { location: `/v1/jobs/${job.id}` } })
@@ -102,11 +116,15 @@ const decodePosition = Schema.decodeUnknownResult(PositionText)
  * the two) wins over `?after=`; neither is 0, the oldest event kept.
  */
 const cursorOf = (lastEventId: string | undefined, after: number | undefined) => {
-  if (lastEventId === undefined || lastEventId === "") return Effect.succeed(after ?? 0)
-  const position = decodePosition(lastEventId.trim())
+  if (lastEventId === undefined) return Effect.succeed(after ?? 0)
+  const position = decodePosition(lastEventId)
   return position._tag === "Success"
     ? Effect.succeed(position.success)
-    : Effect.fail(new InvalidRequest({ message: "Last-Event-ID must be a position: a whole number from 0." }))
+    : Effect.fail(
+      new InvalidRequest({
+        message: `Last-Event-ID must be a position: digits only, a whole number from 0 to ${Number.MAX_SAFE_INTEGER}.`
+      })
+    )
 }
 
 /**
@@ -200,6 +218,7 @@ export const JobsHttpLive = HttpApiBuilder.group(PreviewApi, "Jobs", (handlers) 
           if (query.revision !== undefined && query.at !== undefined) {
             return yield* Effect.fail(new InvalidRequest({ message: "Give revision or at, not both." }))
           }
+          yield* named(params)
           const point: ViewPoint | undefined = query.revision !== undefined
             ? { _tag: "Revision", revision: query.revision }
             : query.at !== undefined
@@ -210,12 +229,15 @@ export const JobsHttpLive = HttpApiBuilder.group(PreviewApi, "Jobs", (handlers) 
             : yield* wire(jobs.view(principal.accountId, params.id, point))
         }))
       .handle("listJobEvents", ({ params, query, request }) =>
-        events(request, {
-          jobId: params.id,
-          lastEventId: request.headers["last-event-id"],
-          after: query.after,
-          limit: query.limit
-        }))
+        Effect.andThen(
+          named(params),
+          events(request, {
+            jobId: params.id,
+            lastEventId: request.headers["last-event-id"],
+            after: query.after,
+            limit: query.limit
+          })
+        ))
       .handle("listEvents", ({ query, request }) =>
         events(request, {
           jobId: undefined,
@@ -231,20 +253,22 @@ export const JobsHttpLive = HttpApiBuilder.group(PreviewApi, "Jobs", (handlers) 
         Effect.flatMap(
           CurrentPrincipal,
           (principal) =>
-            wire(jobs.changeConstraints(principal.accountId, params.id, payload))
+            Effect.andThen(named(params), wire(jobs.changeConstraints(principal.accountId, params.id, payload)))
         ))
       .handle("answerQuestions", ({ params, payload }) =>
         Effect.flatMap(CurrentPrincipal, (principal) =>
-          wire(jobs.answer(principal.accountId, params.id, payload))))
+          Effect.andThen(named(params), wire(jobs.answer(principal.accountId, params.id, payload)))))
       .handle("cancelJob", ({ params, request }) =>
         Effect.gen(function*() {
           const principal = yield* CurrentPrincipal
           yield* noDocument(request)
+          yield* named(params)
           return yield* wire(jobs.cancel(principal.accountId, params.id))
         }))
       .handle("getProposal", ({ params, request }) =>
         Effect.gen(function*() {
           const principal = yield* CurrentPrincipal
+          yield* named(params)
           const bytes = yield* wire(proposals.document(principal.accountId, params.id, params.hash))
           const etag = `"${params.hash}"`
           const matches = request.headers["if-none-match"]?.split(",").some((tag) =>
@@ -256,5 +280,5 @@ export const JobsHttpLive = HttpApiBuilder.group(PreviewApi, "Jobs", (handlers) 
         }))
       .handle("createApproval", ({ params, payload }) =>
         Effect.flatMap(CurrentPrincipal, (principal) =>
-          wire(approvals.decide(principal, params.id, payload))))
+          Effect.andThen(named(params), wire(approvals.decide(principal, params.id, payload)))))
   }))

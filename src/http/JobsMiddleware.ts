@@ -18,8 +18,9 @@ import type { CurrentPrincipal } from "./Authentication.ts"
  */
 
 /**
- * A request whose path, query or body does not decode: 422 `invalid_request`, with a message that
- * names the place. (Path parameters are names to look up, never refused here: an unknown one is 404.)
+ * A request whose path, query, headers or body does not decode: 422 `invalid_request`, with a message
+ * that names the place. (Path parameters are names to look up, never refused here: one that cannot
+ * name anything is 404, as an unknown one is.)
  */
 export class RequestDecoding extends HttpApiMiddleware.Service<RequestDecoding>()("RequestDecoding", {
   error: InvalidRequest
@@ -36,12 +37,21 @@ export class Idempotent extends HttpApiMiddleware.Service<Idempotent, { requires
     error: [
       IdempotencyKeyRequired,
       InvalidJsonBody,
+      InvalidRequest,
       IdempotencyKeyInUseBody,
       IdempotencyKeyReused,
       ServiceUnavailableResponse
     ]
   }
 ) {}
+
+/**
+ * An operation that names no query parameter refuses any (422 `invalid_request`); the others refuse
+ * those they do not name while decoding (`HttpApi.QueryParseOptions`).
+ */
+export class NoQuery extends HttpApiMiddleware.Service<NoQuery>()("NoQuery", {
+  error: InvalidRequest
+}) {}
 
 /** A defect is a bug, never an answer: it is logged with its cause and answered 503 (never 500). */
 export class Guarded extends HttpApiMiddleware.Service<Guarded>()("Guarded", {

@@ -12,12 +12,12 @@ import { createHash } from "node:crypto"
 import { IdempotencyKeyRequired, IdempotencyKeyReused, InvalidRequest } from "../schema/ApiErrors.ts"
 import { InvalidJson, Unavailable } from "../schema/Errors.ts"
 import { describeIssue } from "../schema/Job.ts"
-import { parseJsonBytes } from "../schema/Json.ts"
+import { parseJsonBytes, unrepresentable } from "../schema/Json.ts"
 import type { StoredAnswer } from "../services/access/Idempotency.ts"
 import { Idempotency, KeyInUse, KeyReused } from "../services/access/Idempotency.ts"
 import { storeRetryAfter } from "../services/store/StoreGuard.ts"
 import { CurrentPrincipal } from "./Authentication.ts"
-import { AcceptsEmptyBody, Guarded, Idempotent, RequestDecoding } from "./JobsMiddleware.ts"
+import { AcceptsEmptyBody, Guarded, Idempotent, NoQuery, RequestDecoding } from "./JobsMiddleware.ts"
 import * as RequestBody from "./RequestBody.ts"
 
 /** The checks of `JobsMiddleware.ts`. */
@@ -37,6 +37,28 @@ export const RequestDecodingLive = HttpApiMiddleware.layerSchemaErrorTransform(R
       return Effect.die(error)
   }
 })
+
+export const NoQueryLive = Layer.succeed(NoQuery)((httpEffect, { endpoint }) =>
+  endpoint.query !== undefined ? httpEffect : Effect.gen(function*() {
+    const request = yield* HttpServerRequest
+    const start = request.url.indexOf("?")
+    if (start === -1 || start === request.url.length - 1) return yield* httpEffect
+    const [name = ""] = request.url.slice(start + 1).split(/[=&]/, 1)
+    return yield* Effect.fail(
+      new InvalidRequest({
+        message: `${safeDecode(name)} is not allowed here: this operation takes no query parameter.`
+      })
+    )
+  })
+)
+
+const safeDecode = (text: string) => {
+  try {
+    return decodeURIComponent(text.replaceAll("+", " "))
+  } catch {
+    return text
+  }
+}
 
 export const GuardedLive = Layer.succeed(Guarded)((httpEffect, { endpoint }) =>
   Effect.catchDefect(httpEffect, (defect) =>
@@ -126,6 +148,9 @@ export const IdempotentLive = Layer.effect(Idempotent)(Effect.gen(function*() {
         ? parseJsonBytes(bytes)
         : Result.fail(undefined)
       if (Result.isFailure(document)) return yield* Effect.fail(notJson)
+      // Refused before the key is claimed: a request that cannot be fingerprinted is not stored.
+      const unusable = unrepresentable(document.success)
+      if (unusable !== undefined) return yield* Effect.fail(new InvalidRequest({ message: unusable }))
       const claimed = yield* Effect.result(
         idempotency.claim(principal.accountId, key, fingerprintOf(request.method, pathOf(request), document.success))
       )

@@ -5,8 +5,9 @@ import * as Layer from "effect/Layer"
 import * as AuthenticationHttp from "./AuthenticationHttp.ts"
 import * as Draining from "./Draining.ts"
 import { PreviewApi } from "./JobsApi.ts"
+import { JobsFallbackLive } from "./JobsFallback.ts"
 import { JobsHttpLive } from "./JobsHttp.ts"
-import { GuardedLive, IdempotentLive, RequestDecodingLive } from "./JobsMiddlewareHttp.ts"
+import { GuardedLive, IdempotentLive, NoQueryLive, RequestDecodingLive } from "./JobsMiddlewareHttp.ts"
 import { docsOptions, OtherRoutesLive, serveOptions } from "./Server.ts"
 import { WaitlistHttpLive } from "./WaitlistHttp.ts"
 
@@ -15,10 +16,17 @@ export const PreviewRoutesLive = Layer.mergeAll(
   HttpApiBuilder.layer(PreviewApi, { openapiPath: "/openapi.json" }).pipe(
     Layer.provide(WaitlistHttpLive),
     Layer.provide(JobsHttpLive),
-    Layer.provide([AuthenticationHttp.AuthenticationLive, GuardedLive, IdempotentLive, RequestDecodingLive])
+    Layer.provide([
+      AuthenticationHttp.AuthenticationLive,
+      GuardedLive,
+      IdempotentLive,
+      NoQueryLive,
+      RequestDecodingLive
+    ])
   ),
   HttpApiScalar.layer(PreviewApi, docsOptions),
-  OtherRoutesLive
+  OtherRoutesLive,
+  JobsFallbackLive
 )
 
 /** Event streams end as the service begins to stop (see `Draining`). */

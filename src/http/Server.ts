@@ -40,7 +40,13 @@ export const RoutesLive = Layer.mergeAll(
  */
 export const serveOptions = {
   disableLogger: true,
-  routerConfig: { caseSensitive: true, ignoreTrailingSlash: false, ignoreDuplicateSlashes: false }
+  routerConfig: {
+    caseSensitive: true,
+    ignoreTrailingSlash: false,
+    ignoreDuplicateSlashes: false,
+    // A path segment of any length Node accepts reaches its operation, which says what is wrong with it.
+    maxParamLength: 16_384
+  }
 } as const
 
 /** The routes served by whichever `HttpServer` is provided. */

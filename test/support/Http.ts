@@ -5,6 +5,7 @@ import type { IncomingHttpHeaders } from "node:http"
 import * as RequestLog from "../../src/http/RequestLog.ts"
 import { HttpLive, nodeServer } from "../../src/http/Server.ts"
 import type { Waitlist } from "../../src/services/waitlist/Waitlist.ts"
+import { isJobPath, problemsOf } from "./OpenApiCheck.ts"
 
 /**
  * The service's real HTTP stack on an ephemeral port, over the given waitlist; the request log (tested
@@ -39,8 +40,25 @@ export interface RawRequest {
   readonly chunks?: ReadonlyArray<string | Uint8Array>
 }
 
-/** One request on a new connection, exactly as given; the answer with its raw body. */
+/**
+ * One request on a new connection, exactly as given; the answer with its raw body. An answer of the Job
+ * API that breaks the published OpenAPI document fails the test (`OpenApiCheck`); a server with the
+ * preview off answers those paths with a bare 404, which no document describes.
+ */
 export const send = (url: string, options: RawRequest = {}): Effect.Effect<RawResponse> =>
+  Effect.flatMap(exchange(url, options), (response) => {
+    const method = options.method ?? "POST"
+    const path = options.path ?? "/v1/waitlist"
+    if (!isJobPath(path) || (response.status === 404 && response.headers["content-type"] === undefined)) {
+      return Effect.succeed(response)
+    }
+    const problems = problemsOf(method, path, response)
+    return problems.length === 0
+      ? Effect.succeed(response)
+      : Effect.die(new Error(`the answer breaks the OpenAPI document:\n${problems.join("\n")}`))
+  })
+
+const exchange = (url: string, options: RawRequest): Effect.Effect<RawResponse> =>
   Effect.callback<RawResponse>((resume) => {
     const target = new URL(url + (options.path ?? "/v1/waitlist"))
     const req = request(target, { method: options.method ?? "POST", headers: options.headers, agent: false }, (res) => {

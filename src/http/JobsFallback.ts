@@ -1,0 +1,86 @@
+import * as Effect from "effect/Effect"
+import * as HttpRouter from "effect/http/HttpRouter"
+import * as HttpServerError from "effect/http/HttpServerError"
+import type { HttpServerRequest } from "effect/http/HttpServerRequest"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import { Forbidden, Unauthorized } from "../schema/ApiErrors.ts"
+import type { Scope } from "../schema/ApiKey.ts"
+import { makeCheck } from "./AuthenticationHttp.ts"
+
+/**
+ * What the router cannot route on a Job API path, answered as the API answers: a method the path does
+ * not serve is 405 with `Allow` (as the waitlist's path does); a path the router cannot match although
+ * it has an operation's shape (a percent-encoding that does not decode, a segment longer than the
+ * router takes) is checked like any request (401, 403) and then names nothing: 404 `not_found`.
+ */
+
+interface Shape {
+  readonly path: RegExp
+  /** The methods the path serves, each with the scopes that may use it (any one). */
+  readonly methods: Readonly<Record<string, ReadonlyArray<Scope>>>
+}
+
+const read: ReadonlyArray<Scope> = ["jobs:read"]
+const write: ReadonlyArray<Scope> = ["jobs:write"]
+
+const shapes: ReadonlyArray<Shape> = [
+  { path: /^\/v1\/jobs$/, methods: { GET: read, POST: write } },
+  { path: /^\/v1\/events$/, methods: { GET: read } },
+  { path: /^\/v1\/jobs\/[^/]+$/, methods: { GET: read } },
+  { path: /^\/v1\/jobs\/[^/]+\/(?:constraints|input|cancel)$/, methods: { POST: write } },
+  { path: /^\/v1\/jobs\/[^/]+\/approvals$/, methods: { POST: ["approvals:write"] } },
+  { path: /^\/v1\/jobs\/[^/]+\/events$/, methods: { GET: read } },
+  { path: /^\/v1\/jobs\/[^/]+\/proposals\/[^/]+$/, methods: { GET: ["jobs:read", "approvals:write"] } }
+]
+
+const json = (status: number, error: string, message: string, headers: Record<string, string> = {}) =>
+  HttpServerResponse.jsonUnsafe({ error, message }, { status, headers })
+
+const bearer = /^Bearer +(\S+) *$/i
+
+export const JobsFallbackLive = HttpRouter.middleware<{ handles: HttpServerError.HttpServerError }>()(
+  Effect.gen(function*() {
+    const check = yield* makeCheck
+    const answer = (request: HttpServerRequest) => Effect.map(respond(request), Option.fromUndefinedOr)
+    const respond = (request: HttpServerRequest) =>
+      Effect.gen(function*() {
+        const end = request.url.search(/[?#]/)
+        const path = end === -1 ? request.url : request.url.slice(0, end)
+        const shape = shapes.find((shape) => shape.path.test(path))
+        if (shape === undefined) return undefined
+        const method = request.method === "HEAD" ? "GET" : request.method
+        const scopes = shape.methods[method]
+        if (scopes === undefined) {
+          const allow = Object.keys(shape.methods).join(", ")
+          return json(405, "method_not_allowed", `This path serves ${allow} only.`, { allow })
+        }
+        const credential = bearer.exec(request.headers.authorization ?? "")?.[1]
+        const checked = yield* Effect.result(check(Redacted.make(credential ?? ""), scopes))
+        if (checked._tag === "Success") return json(404, "not_found", "No such resource for this account.")
+        const failure = checked.failure
+        if (failure instanceof Unauthorized) {
+          return json(401, "unauthorized", failure.message, { "www-authenticate": "Bearer" })
+        }
+        if (failure instanceof Forbidden) return json(403, "forbidden", failure.message)
+        return json(503, "unavailable", failure.message, { "retry-after": String(failure.retryAfter) })
+      })
+    const fallback = (
+      error: HttpServerError.HttpServerError
+    ): Effect.Effect<HttpServerResponse.HttpServerResponse, HttpServerError.HttpServerError> =>
+      Effect.flatMap(
+        answer(error.reason.request),
+        (response) => Option.isSome(response) ? Effect.succeed(response.value) : Effect.fail(error)
+      )
+    return (httpEffect) =>
+      Effect.catch(
+        httpEffect,
+        (error) =>
+          HttpServerError.isHttpServerError(error) && error.reason._tag === "RouteNotFound"
+            ? fallback(error)
+            : Effect.fail(error)
+      )
+  }),
+  { global: true }
+)
