@@ -250,23 +250,32 @@ describe("three runners under load, a random one SIGKILLed every 5 s for 2 minut
     const lost = joined.filter((email) => !stored.has(email))
 
     const { rows: [inDatabase] } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM jobs`)
+    // Executions begun and provider calls per proposal: more than one begun, or more than 2 calls (execute
+    // and inspect), where a kill cut a Job's work short and another process made it again.
+    const { rows: executions } = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM job_events WHERE type = 'execution.started' GROUP BY data::json->>'proposalHash'`
+    )
+    const histogram = (values: ReadonlyArray<number>) =>
+      [...values.reduce((counts, n) => counts.set(n, (counts.get(n) ?? 0) + 1), new Map<number, number>())]
+        .sort(([a], [b]) => a - b).map(([n, count]) => `${count}×${n}`).join(", ")
     const figures = supervisor.figures()
+    const slow = created.filter((job) => job.slow).length
+    const calls = ledger.reduce((sum, row) => sum + row.calls, 0)
+    const begun = histogram(executions.map((row) => row.n))
+    const bySlot = waitlist.bySlot.join(", ")
     console.log(
       [
         `chaos: ${processes} runners, one SIGKILLed every ${killEvery / 1000} s for ${killFor / 1000} s`,
-        `  processes killed: ${figures.kills} (${figures.killedStarting} while starting), restarts: ${figures.restarts}; victims: ${
-          kills.join(" ")
-        } (* starting)`,
-        `  Jobs created: ${created.length} (${
-          created.filter((job) => job.slow).length
-        } sandbox:slow), approved: ${approved}, completed: ${completed.length}, in the database: ${inDatabase!.n}`,
-        `  side effects standing: ${effects} on ${ledger.length} proposals; twice: ${twice.length}; provider calls: ${
-          ledger.reduce((sum, row) => sum + row.calls, 0)
-        }`,
-        `  waitlist writes: 200: ${waitlist.ok} (by process: ${
-          waitlist.bySlot.join(", ")
-        }), 503: ${waitlist.unavailable}; stored: ${stored.size}, lost: ${lost.length}`,
-        `  connection errors retried on another process: ${figures.connectionErrors}; 409 idempotency_key_in_use retried: ${inUse}`,
+        `  processes killed: ${figures.kills} (${figures.killedStarting} while starting), restarts: ${figures.restarts}`,
+        `  victims: ${kills.join(" ")} (* starting)`,
+        `  Jobs created: ${created.length} (${slow} sandbox:slow), approved: ${approved}, completed: ${completed.length}`,
+        `  Jobs in the database: ${inDatabase!.n}; executions begun per proposal: ${begun}`,
+        `  side effects standing: ${effects} on ${ledger.length} proposals; twice: ${twice.length}`,
+        `  provider calls: ${calls}, per proposal: ${histogram(ledger.map((row) => row.calls))}`,
+        `  waitlist writes: 200: ${waitlist.ok} (by process: ${bySlot}), 503: ${waitlist.unavailable}`,
+        `  waitlist addresses stored: ${stored.size}, answered 200 and lost: ${lost.length}`,
+        `  connection errors retried on another process: ${figures.connectionErrors}`,
+        `  409 idempotency_key_in_use retried after a cut: ${inUse}`,
         `  answers: ${[...answers].sort().map(([name, n]) => `${name}: ${n}`).join(", ")}`,
         `  time to settle after the last kill: ${settled} ms`
       ].join("\n")
