@@ -302,7 +302,7 @@ describe("three runners under load, a random one SIGKILLed every 5 s for 2 minut
     }
     for (
       const line of [
-        ...figures.anomalies.map((a) => `  anomaly at +${a.at} ms: ${a.what}`),
+        ...figures.anomalies.slice(0, 20).map((a) => `  anomaly at +${a.at} ms: ${a.what}`),
         ...findings.map((f) => `  finding: ${f}`),
         ...unexpected.slice(0, 20).map((u) => `  unexpected answer: ${u}`)
       ]
@@ -311,11 +311,15 @@ describe("three runners under load, a random one SIGKILLed every 5 s for 2 minut
     }
 
     assert.deepStrictEqual(
-      figures.anomalies,
+      figures.anomalies.slice(0, 5).map((a) => a.what),
       [],
-      "no process exited by itself, dropped a connection or went unanswered"
+      `no process exited by itself, dropped a connection or went unanswered (${figures.anomalies.length} did)`
     )
-    assert.deepStrictEqual(unexpected, [], "no answer but the operation's success or 503")
+    assert.deepStrictEqual(
+      unexpected.slice(0, 5),
+      [],
+      `no answer but the operation's success or 503 (${unexpected.length} were)`
+    )
     assert.deepStrictEqual(findings, [], "every Job presented a proposal")
     assert.deepStrictEqual(notCompleted.map(({ id }) => id), [], "every Job created is completed")
     assert.strictEqual(inDatabase!.n, created.length, "no Job but those created")

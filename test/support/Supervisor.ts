@@ -131,7 +131,12 @@ export const make = async (options: {
       incarnation!.ready = false
       if (!incarnation!.killed) {
         const { exitCode, signalCode } = incarnation!.service.child
-        anomaly(`slot ${slot.slot} run ${run} exited by itself (${exitCode ?? signalCode})`)
+        // Exit code 0 is the service's graceful stop, which only SIGTERM or SIGINT start: sent from outside the test.
+        anomaly(
+          `slot ${slot.slot} run ${run} exited by itself (${exitCode ?? signalCode}${
+            exitCode === 0 ? ": stopped by SIGTERM or SIGINT" : ""
+          })`
+        )
       }
     }
   }
@@ -229,6 +234,8 @@ export const make = async (options: {
             answer === "timeout" ? `no answer within ${answerWithin} ms` : "connection dropped"
           } by slot ${target.slot}, not killed`
         )
+        // Not again at once: a process that refuses connections while it is not killed refuses the next one too.
+        await sleep(100)
       }
     }
   }
