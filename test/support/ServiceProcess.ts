@@ -42,20 +42,30 @@ export const freePort = async (): Promise<number> => {
 
 export const start = async (
   env: Record<string, string>,
-  options: { readonly until?: "ready" | "listening"; readonly onSpawn?: (service: ServiceProcess) => void } = {}
+  options: {
+    readonly until?: "ready" | "listening"
+    readonly onSpawn?: (service: ServiceProcess) => void
+    /** The port to listen on (a process started again where its clients know it); a free one by default. */
+    readonly port?: number
+    /** A file descriptor that receives the process's standard output and error; by default only its error, on the test's. */
+    readonly output?: number
+  } = {}
 ): Promise<ServiceProcess> => {
-  const port = await freePort()
+  const port = options.port ?? await freePort()
   const child = spawn(process.execPath, ["src/main.ts"], {
     cwd: root,
     env: { ...process.env, ...env, JOBS_API: "preview", PORT: String(port), HOST: "127.0.0.1", REQUEST_LOG: "false" },
-    stdio: ["ignore", "ignore", "inherit"]
+    stdio: ["ignore", options.output ?? "ignore", options.output ?? "inherit"]
   })
   const service = { child, base: `http://127.0.0.1:${port}` }
   options.onSpawn?.(service)
   for (let i = 0; i < 300; i++) {
     const status = await fetch(`${service.base}/readyz`).then((r) => r.status, () => 0)
     if (status === 200 || (options.until === "listening" && status > 0)) return service
-    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`)
+    // A process killed by a signal has no exit code, only the signal.
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`the service exited with ${child.exitCode ?? child.signalCode}`)
+    }
     await sleep(100)
   }
   throw new Error("the service did not become ready")
