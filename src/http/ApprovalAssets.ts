@@ -61,6 +61,8 @@ ol.steps li[data-state="done"] { color: var(--ok); border-color: var(--ok); }
 ol.steps li[data-state="current"] { color: var(--fg); border-color: var(--fg); font-weight: 700; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 footer { color: var(--muted); font-size: .875rem; }
+h3 { font-size: 1rem; margin: 1rem 0 .25rem; }
+@media (max-width: 30rem) { dl > div { grid-template-columns: 1fr; gap: 0; } }
 `
 
 export const script = `"use strict"
@@ -135,6 +137,8 @@ export const script = `"use strict"
   }
   var showOutcome = function (result) {
     if (!outcome) return
+    var heading = document.createElement("h3")
+    heading.textContent = "Outcome"
     var list = document.createElement("dl")
     list.append(
       row("Reference", result.reference),
@@ -142,11 +146,10 @@ export const script = `"use strict"
       row("Verified at", new Date(result.verifiedAt).toUTCString()),
       row("Provider", result.provider)
     )
-    outcome.replaceChildren(list)
+    outcome.replaceChildren(heading, list)
     outcome.hidden = false
   }
 
-  events.onmessage = null
   var onEvent = function (message) {
     var event = JSON.parse(message.data)
     var data = event.data || {}

@@ -129,10 +129,20 @@ const facts = (document: ProposalDocument) => {
   }</dl>`
 }
 
-const detailText = (value: unknown): string =>
-  typeof value === "string" ? value : typeof value === "number" || typeof value === "boolean"
-    ? String(value)
-    : JSON.stringify(value)
+/** An offer's detail as a person reads it: money as money, names as words ("unitPrice": "Unit price"). */
+const detailText = (value: unknown): string => {
+  if (typeof value === "string") return value
+  if (typeof value === "number" || typeof value === "boolean") return String(value)
+  if (typeof value === "object" && value !== null && "amount" in value && "currency" in value) {
+    return `${String(value.amount)} ${String(value.currency)}`
+  }
+  return JSON.stringify(value)
+}
+
+const detailName = (name: string) => {
+  const words = name.replace(/([a-z])([A-Z])/g, "$1 $2").replaceAll("_", " ").toLowerCase()
+  return words.charAt(0).toUpperCase() + words.slice(1)
+}
 
 const proposalSection = (document: ProposalDocument, hash: string, proposalPath: string, countdown: boolean) => {
   const zone = zoneOf(document.constraints)
@@ -150,7 +160,9 @@ const proposalSection = (document: ProposalDocument, hash: string, proposalPath:
 <dl>
 ${row("Offer", `${escape(document.offer.title)}`)}
 ${
-    Object.entries(document.offer.details).map(([name, value]) => row(escape(name), escape(detailText(value)))).join(
+    Object.entries(document.offer.details).map(([name, value]) =>
+      row(escape(detailName(name)), escape(detailText(value)))
+    ).join(
       "\n"
     )
   }
@@ -161,7 +173,7 @@ ${
     row(
       "Expires",
       `${when(document.expiresAt, zone)}${
-        countdown ? ` <span id="countdown" role="timer">${minutes} min left</span>` : ""
+        countdown ? ` <span class="from" id="countdown" role="timer">${minutes} min left</span>` : ""
       }`
     )
   }
@@ -203,7 +215,7 @@ const steps = (status: string) => {
 }
 
 const outcomeList = (outcome: Outcome) =>
-  `<dl>${row("Reference", escape(outcome.reference))}${row("Spent", money(outcome.spent))}${
+  `<h3>Outcome</h3><dl>${row("Reference", escape(outcome.reference))}${row("Spent", money(outcome.spent))}${
     row("Verified at", escape(new Date(outcome.verifiedAt).toUTCString()))
   }${row("Provider", escape(outcome.provider))}</dl>`
 
