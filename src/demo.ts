@@ -17,7 +17,8 @@ import * as JobsClient from "./client/JobsClient.ts"
  * (JOBS_API=preview, PGlite in a new data directory, the sandbox provider), issues a key with the
  * command line, creates a Job from a clear sentence, shows its proposal, approves it, prints each event
  * as it arrives, and then the completed Job. Exit status 0 only when the Job is `completed` with an
- * Outcome.
+ * Outcome. With `--link` a person decides instead: the demo asks for an approval link, prints it, and
+ * waits for the decision made in a browser (until the proposal expires).
  */
 
 const request = "Book a table for 2 at an Italian restaurant in Lisbon next Friday at 8pm"
@@ -34,6 +35,9 @@ const freePort = () =>
   })
 
 const node = process.execPath
+
+/** `--link`: a person decides in a browser, through an approval link, rather than the demo's key. */
+const byLink = process.argv.slice(2).includes("--link")
 
 const program = Effect.gen(function*() {
   const dataDir = mkdtempSync(join(tmpdir(), "rc-demo-"))
@@ -90,10 +94,11 @@ const program = Effect.gen(function*() {
     Effect.forkScoped
   )
 
+  const getJob = client.Jobs.getJob({ params: { id: created.id }, query: {} })
   const waitFor = (done: (status: string) => boolean) =>
     Effect.gen(function*() {
       for (let i = 0; i < 300; i++) {
-        const job = yield* client.Jobs.getJob({ params: { id: created.id }, query: {} })
+        const job = yield* getJob
         if (done(job.status)) return job
         yield* Effect.sleep("100 millis")
       }
@@ -110,12 +115,33 @@ const program = Effect.gen(function*() {
       .then((r) => r.text())
   )
   yield* Console.log(`\nGET /v1/jobs/${created.id}/proposals/${hash}\n${bytes}\n`)
-  const approval = yield* client.Jobs.createApproval({
-    params: { id: created.id },
-    headers: { "idempotency-key": `demo-approve-${port}` },
-    payload: { proposalHash: hash, jobRevision: proposed.jobRevision, decision: "approve" }
-  })
-  yield* Console.log(`POST /v1/jobs/${created.id}/approvals -> ${approval.id} (${approval.decision})\n`)
+  if (byLink) {
+    const link = yield* client.Jobs.createApprovalLink({
+      params: { id: created.id },
+      headers: { "idempotency-key": `demo-link-${port}` },
+      payload: { proposalHash: hash, jobRevision: proposed.jobRevision }
+    })
+    yield* Console.log(
+      `POST /v1/jobs/${created.id}/approval-links -> ${link.id}\n\n`
+        + `Open this link in your browser, and approve or reject (until ${link.expiresAt}):\n\n  ${link.url}\n`
+    )
+    // The person decides, or the proposal expires: either way it is no longer open.
+    let job = yield* getJob
+    while (job.proposal?.proposalHash === hash && job.proposal.status === "open") {
+      yield* Effect.sleep("500 millis")
+      job = yield* getJob
+    }
+    const decided = job.proposal?.proposalHash === hash ? job.proposal.status : "superseded"
+    yield* Console.log(`\nThe proposal is ${decided}.\n`)
+    if (decided !== "approved") return yield* Effect.fail(new Error(`the proposal was ${decided}`))
+  } else {
+    const approval = yield* client.Jobs.createApproval({
+      params: { id: created.id },
+      headers: { "idempotency-key": `demo-approve-${port}` },
+      payload: { proposalHash: hash, jobRevision: proposed.jobRevision, decision: "approve" }
+    })
+    yield* Console.log(`POST /v1/jobs/${created.id}/approvals -> ${approval.id} (${approval.decision})\n`)
+  }
 
   yield* waitFor((status) => ["completed", "failed", "cancelled"].includes(status))
   yield* Fiber.join(events).pipe(Effect.timeout("5 seconds"), Effect.ignore)

@@ -8,6 +8,7 @@ import * as IdempotencyLive from "./services/access/IdempotencyLive.ts"
 import * as EventFeed from "./services/events/EventFeed.ts"
 import * as EventSignal from "./services/events/EventSignal.ts"
 import * as Interpreter from "./services/interpreter/Interpreter.ts"
+import * as ApprovalLinks from "./services/jobs/ApprovalLinks.ts"
 import * as Approvals from "./services/jobs/Approvals.ts"
 import * as Jobs from "./services/jobs/Jobs.ts"
 import * as JobsLive from "./services/jobs/JobsLive.ts"
@@ -47,6 +48,7 @@ export const JobServicesLive = Layer.mergeAll(
         JobsLive.layerLive,
         ProposalsLive.layerLive,
         Approvals.layerLive,
+        ApprovalLinks.layer,
         JobStoreLive.layerLive,
         Verifier.layer,
         IdempotencyLive.layerLive,

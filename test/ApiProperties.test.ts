@@ -71,7 +71,8 @@ const bodyFor = (operation: string, target: Target) => {
       jobRevision: revision,
       decision: fc.oneof(fc.constantFrom("approve", "reject"), texts),
       reason: fc.option(texts, { nil: undefined })
-    }, { requiredKeys: ["proposalHash", "jobRevision", "decision"] })
+    }, { requiredKeys: ["proposalHash", "jobRevision", "decision"] }),
+    createApprovalLink: fc.record({ proposalHash: fc.oneof(fc.constant(target.hash), texts), jobRevision: revision })
   }[operation]
   const document = fc.oneof(
     { weight: 3, arbitrary: shaped ?? fc.constant({}) },
@@ -107,6 +108,7 @@ const operations = [
   ["cancelJob", "POST", "/v1/jobs/{id}/cancel"],
   ["getProposal", "GET", "/v1/jobs/{id}/proposals/{hash}"],
   ["createApproval", "POST", "/v1/jobs/{id}/approvals"],
+  ["createApprovalLink", "POST", "/v1/jobs/{id}/approval-links"],
   ["listJobEvents", "GET", "/v1/jobs/{id}/events"],
   ["listEvents", "GET", "/v1/events"]
 ] as const

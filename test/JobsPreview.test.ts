@@ -113,9 +113,24 @@ layer(previewServerWith(servicesTest()), { excludeTestServices: true })("the pub
         "/v1/jobs/{id}/cancel",
         "/v1/jobs/{id}/proposals/{hash}",
         "/v1/jobs/{id}/approvals",
+        "/v1/jobs/{id}/approval-links",
         "/v1/jobs/{id}/events",
         "/v1/events"
       ])
+      const link = document.paths["/v1/jobs/{id}/approval-links"].post
+      assert.deepStrictEqual(Object.keys(link.responses).sort(), [
+        "201",
+        "400",
+        "401",
+        "403",
+        "404",
+        "409",
+        "422",
+        "503"
+      ])
+      assert.deepStrictEqual(link.responses["201"].content["application/json"].schema, {
+        $ref: "#/components/schemas/ApprovalLink"
+      })
       assert.deepStrictEqual(document.tags.map((tag: { name: string }) => tag.name), ["Waitlist", "Jobs (preview)"])
       assert.include(document.tags[1].description, "JOBS_API=preview")
       const create = document.paths["/v1/jobs"].post

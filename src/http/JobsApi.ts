@@ -14,6 +14,7 @@ import {
   RevisionMismatch,
   TooManyStreams
 } from "../schema/ApiErrors.ts"
+import { ApprovalLink, ApprovalLinkRequest } from "../schema/ApprovalLink.ts"
 import { strictParseOptions } from "../schema/Constraint.ts"
 import {
   AnswerQuestionsRequest,
@@ -229,6 +230,20 @@ export const createApproval = HttpApiEndpoint.post("createApproval", "/v1/jobs/:
 })).annotateMerge(withParameters(idempotencyKey)).annotate(RequiredScope, "approvals:write")
   .middleware(RequestDecoding).middleware(Idempotent)
 
+export const createApprovalLink = HttpApiEndpoint.post("createApprovalLink", "/v1/jobs/:id/approval-links", {
+  params: idParams,
+  headers: idempotencyHeader,
+  payload: ApprovalLinkRequest,
+  success: ApprovalLink.pipe(HttpApiSchema.status(201)),
+  error: [NotFound, InvalidState, RevisionMismatch, ProposalMismatch, ProposalExpired]
+}).annotateMerge(OpenApi.annotations({
+  summary: "A link a person opens to approve or reject the Job's open proposal",
+  description: "For a client that should not hold the person's authority: `url` is a page where the person "
+    + "decides, once, on this proposal of this revision, until the proposal's expiresAt. The same checks, in the "
+    + "same order, as an approval. The token in `url` is shown once and stored only as a hash."
+})).annotateMerge(withParameters(idempotencyKey)).annotate(RequiredScope, "approvals:write")
+  .middleware(RequestDecoding).middleware(Idempotent)
+
 /** A position as a header carries it: digits only, no leading zero, at most 2^53 - 1. */
 const positionPattern = "^(0|[1-9][0-9]{0,15})$"
 
@@ -320,6 +335,7 @@ export class JobsApi extends HttpApiGroup.make("Jobs")
     cancelJob,
     getProposal,
     createApproval,
+    createApprovalLink,
     listJobEvents,
     listEvents
   )

@@ -30,7 +30,7 @@ const shapes: ReadonlyArray<Shape> = [
   { path: /^\/v1\/events$/, methods: { GET: read } },
   { path: /^\/v1\/jobs\/[^/]+$/, methods: { GET: read } },
   { path: /^\/v1\/jobs\/[^/]+\/(?:constraints|input|cancel)$/, methods: { POST: write } },
-  { path: /^\/v1\/jobs\/[^/]+\/approvals$/, methods: { POST: ["approvals:write"] } },
+  { path: /^\/v1\/jobs\/[^/]+\/(?:approvals|approval-links)$/, methods: { POST: ["approvals:write"] } },
   { path: /^\/v1\/jobs\/[^/]+\/events$/, methods: { GET: read } },
   { path: /^\/v1\/jobs\/[^/]+\/proposals\/[^/]+$/, methods: { GET: ["jobs:read", "approvals:write"] } }
 ]

@@ -4,6 +4,7 @@ import * as Effect from "effect/Effect"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import type { HttpServerRequest } from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import {
   CursorExpired,
@@ -21,6 +22,7 @@ import type { JobId } from "../schema/JobRef.ts"
 import { JobId as JobIdSchema } from "../schema/JobRef.ts"
 import { ProposalHash } from "../schema/Proposal.ts"
 import { PositionText } from "../schema/Query.ts"
+import { ApprovalLinks } from "../services/jobs/ApprovalLinks.ts"
 import { Approvals } from "../services/jobs/Approvals.ts"
 import type {
   HistoryPruned,
@@ -38,6 +40,7 @@ import { CurrentPrincipal } from "./Authentication.ts"
 import { Draining } from "./Draining.ts"
 import * as EventStream from "./EventStream.ts"
 import { PreviewApi } from "./JobsApi.ts"
+import * as PublicUrl from "./PublicUrl.ts"
 import { StreamProcess } from "./StreamProcess.ts"
 
 const defaultListLimit = 20
@@ -149,6 +152,8 @@ export const JobsHttpLive = HttpApiBuilder.group(PreviewApi, "Jobs", (handlers) 
     const jobs = yield* Jobs
     const proposals = yield* Proposals
     const approvals = yield* Approvals
+    const links = yield* ApprovalLinks
+    const publicUrl = yield* PublicUrl.make
     const draining = yield* Draining
     const streams = yield* EventStream.make({
       heartbeat: yield* EventStream.HeartbeatInterval,
@@ -281,4 +286,16 @@ export const JobsHttpLive = HttpApiBuilder.group(PreviewApi, "Jobs", (handlers) 
       .handle("createApproval", ({ params, payload }) =>
         Effect.flatMap(CurrentPrincipal, (principal) =>
           Effect.andThen(named(params), wire(approvals.decide(principal, params.id, payload)))))
+      .handle("createApprovalLink", ({ params, payload }) =>
+        Effect.flatMap(CurrentPrincipal, (principal) =>
+          Effect.andThen(named(params), wire(links.create(principal, params.id, payload)))).pipe(
+            Effect.map(({ link, token }) => ({
+              id: link.id,
+              url: `${publicUrl}/approve/${Redacted.value(token)}`,
+              jobId: link.jobId,
+              jobRevision: link.jobRevision,
+              proposalHash: link.proposalHash,
+              expiresAt: link.expiresAt
+            }))
+          ))
   }))

@@ -2,6 +2,7 @@ import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import * as HttpApiScalar from "effect/http-api/HttpApiScalar"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as Layer from "effect/Layer"
+import { ApprovalPageLive } from "./ApprovalPage.ts"
 import * as AuthenticationHttp from "./AuthenticationHttp.ts"
 import * as Draining from "./Draining.ts"
 import { PreviewApi } from "./JobsApi.ts"
@@ -26,6 +27,7 @@ export const PreviewRoutesLive = Layer.mergeAll(
   ),
   HttpApiScalar.layer(PreviewApi, docsOptions),
   OtherRoutesLive,
+  ApprovalPageLive,
   JobsFallbackLive
 )
 

@@ -7,6 +7,18 @@ export const Enabled = Config.Boolean("REQUEST_LOG").pipe(Config.withDefault(tru
 
 const started = Symbol("started")
 
+const approvePrefix = "/approve/"
+
+/**
+ * An approval link's path carries its token, a credential: it is logged as its template
+ * (`/approve/{token}`, `/approve/{token}/decision`, ...), and never kept.
+ */
+const approveTemplate = (url: string) => {
+  const end = url.indexOf("?")
+  const rest = url.slice(approvePrefix.length, end === -1 ? undefined : end).split("/").slice(1)
+  return JSON.stringify(["/approve/{token}", ...rest.map((part) => /^[a-z]+$/.test(part) ? part : "…")].join("/"))
+}
+
 export interface RequestLog {
   /** Called as a request arrives; its line is written once its response has been sent. */
   readonly track: (request: IncomingMessage, response: ServerResponse) => void
@@ -38,6 +50,7 @@ export const make = (write: (chunk: string) => void = (chunk) => process.stdout.
     let lastTime = ""
     const routes = new Map<string, string>()
     const routeOf = (url: string) => {
+      if (url.startsWith(approvePrefix)) return approveTemplate(url)
       let route = routes.get(url)
       if (route === undefined) {
         const end = url.indexOf("?")

@@ -19,7 +19,8 @@ export const eventTypes = [
   "recovery.step",
   "job.completed",
   "job.failed",
-  "job.cancelled"
+  "job.cancelled",
+  "approval_link.created"
 ] as const
 export const EventType = Schema.Literals(eventTypes).annotate({ identifier: "EventType" })
 export type EventType = typeof EventType.Type

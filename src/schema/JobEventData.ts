@@ -61,9 +61,12 @@ export const eventData = {
     approvalId: Schema.String,
     proposalHash: ProposalHash,
     decision: Decision,
+    /** The key's id, or `link:{id}` for a decision made through an approval link. */
+    decidedBy: Schema.optionalKey(Schema.String),
     proposalStatus: Schema.optionalKey(ProposalStatus),
     ...status
   }),
+  "approval_link.created": Schema.Struct({ linkId: Schema.String, proposalHash: ProposalHash }),
   "execution.started": Schema.Struct({ ...execution, ...status }),
   "execution.succeeded": Schema.Struct({ ...execution, reference: Schema.String, ...status }),
   "execution.failed": Schema.Struct({ ...execution, error: Schema.String, retryable: Schema.Boolean, ...status }),

@@ -12,6 +12,7 @@ import * as IdempotencyTest from "../../src/services/access/IdempotencyTest.ts"
 import * as EventFeed from "../../src/services/events/EventFeed.ts"
 import * as EventSignal from "../../src/services/events/EventSignal.ts"
 import * as Interpreter from "../../src/services/interpreter/Interpreter.ts"
+import * as ApprovalLinks from "../../src/services/jobs/ApprovalLinks.ts"
 import * as Approvals from "../../src/services/jobs/Approvals.ts"
 import * as JobRunner from "../../src/services/jobs/JobRunner.ts"
 import type * as Jobs from "../../src/services/jobs/Jobs.ts"
@@ -41,6 +42,7 @@ export type JobServices =
   | Jobs.Jobs
   | Proposals.Proposals
   | Approvals.Approvals
+  | ApprovalLinks.ApprovalLinks
   | SandboxLedger
   | Idempotency.Idempotency
   | ApiKeys.ApiKeys
@@ -50,13 +52,20 @@ export type JobServices =
 
 /** The Job family's stores and parts besides `Jobs`, in memory (sharing one store) and on the store. */
 export const partsTestWith = <E>(providers: Layer.Layer<Providers | SandboxLedger, E>) =>
-  Layer.mergeAll(ProposalsTest.layerTest, Approvals.layerTest, JobStoreTest.layerTest, Verifier.layer).pipe(
+  Layer.mergeAll(
+    ProposalsTest.layerTest,
+    Approvals.layerTest,
+    ApprovalLinks.layerMemory,
+    JobStoreTest.layerTest,
+    Verifier.layer
+  ).pipe(
     Layer.provideMerge(providers)
   )
 export const partsTest = partsTestWith(SandboxTest.layerTest)
 export const partsLive = Layer.mergeAll(
   ProposalsLive.layerLive,
   Approvals.layerLive,
+  ApprovalLinks.layer,
   JobStoreLive.layerLive,
   Verifier.layer
 )
@@ -86,7 +95,13 @@ export const servicesTest = (
   interpreter: Layer.Layer<Interpreter.Interpreter> = Interpreter.layerTest(),
   config: Record<string, string> = {},
   parts: Layer.Layer<
-    Proposals.Proposals | Approvals.Approvals | JobStore.JobStore | Verifier.Verifier | Providers | SandboxLedger,
+    | Proposals.Proposals
+    | Approvals.Approvals
+    | ApprovalLinks.ApprovalLinks
+    | JobStore.JobStore
+    | Verifier.Verifier
+    | Providers
+    | SandboxLedger,
     unknown,
     JobWork.JobWork | EventSignal.EventSignal
   > = partsTest,

@@ -96,6 +96,8 @@ export const applyEvent = (job: Job | undefined, event: JobEvent): Job => {
     case "verification.failed":
     case "recovery.step":
       return { ...job, ...at, status: status! }
+    case "approval_link.created":
+      return { ...job, ...at }
   }
 }
 

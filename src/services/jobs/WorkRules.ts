@@ -10,7 +10,7 @@ import { ProposalDocument } from "../../schema/Proposal.ts"
 import type { Quote } from "../providers/Provider.ts"
 import { executionKey } from "../providers/Provider.ts"
 import { ProposalLapsed, ProposalNotOpen, StaleRevision, WrongState } from "./JobErrors.ts"
-import type { Change, ExecutionState, JobRecord, NewEvent, RunRef } from "./JobRecord.ts"
+import type { Change, ExecutionState, JobRecord, NewEvent, ProposalState, RunRef } from "./JobRecord.ts"
 
 /**
  * The rules of a Job's work after its interpretation (docs/API.md, "Proposals, approvals,
@@ -165,16 +165,15 @@ export const expire = (record: JobRecord, now: string): Change => {
 export type DecisionError = StaleRevision | WrongState | ProposalNotOpen | ProposalLapsed
 
 /**
- * Records a decision on the open proposal, in the order of checks of docs/API.md, "Which error wins": the revision, the state (a
- * proposal is decided once), the hash, the expiry. `approve` → `executing`; `reject` → `planning`
- * again without that offer. Either begins a new run.
+ * The open proposal a decision on `input` would decide, in the order of checks of docs/API.md, "Which
+ * error wins": the revision, the state (a proposal is decided once), the hash, the expiry. A decision and
+ * an approval link pass the same checks.
  */
-export const decide = (
+export const decidable = (
   record: JobRecord,
-  input: ApprovalRequest,
-  decidedBy: string,
+  input: { readonly proposalHash: ProposalHash; readonly jobRevision: number },
   now: string
-): Result.Result<Change & { readonly approval: Approval }, DecisionError> => {
+): Result.Result<ProposalState, DecisionError> => {
   if (input.jobRevision !== record.revision) {
     return Result.fail(
       new StaleRevision({
@@ -205,6 +204,23 @@ export const decide = (
       })
     )
   }
+  return Result.succeed(proposal)
+}
+
+/**
+ * Records a decision on the open proposal, after the checks of `decidable`. `approve` → `executing`;
+ * `reject` → `planning` again without that offer. Either begins a new run. `decidedBy` is the key's id,
+ * or `link:{id}` for a decision made through an approval link.
+ */
+export const decide = (
+  record: JobRecord,
+  input: ApprovalRequest,
+  decidedBy: string,
+  now: string
+): Result.Result<Change & { readonly approval: Approval }, DecisionError> => {
+  const checked = decidable(record, input, now)
+  if (Result.isFailure(checked)) return Result.fail(checked.failure)
+  const proposal = checked.success
   const approval: Approval = {
     id: newApprovalId(),
     jobId: record.id,
@@ -220,7 +236,14 @@ export const decide = (
   const proposalStatus = approve ? "approved" : "rejected"
   const recorded: NewEvent = {
     type: "approval.recorded",
-    data: { approvalId: approval.id, proposalHash: proposal.hash, decision: input.decision, proposalStatus, status }
+    data: {
+      approvalId: approval.id,
+      proposalHash: proposal.hash,
+      decision: input.decision,
+      decidedBy,
+      proposalStatus,
+      status
+    }
   }
   return Result.succeed({
     record: at(record, now, {
@@ -240,6 +263,21 @@ export const decide = (
     approval
   })
 }
+
+/**
+ * An approval link for the open proposal (docs/API.md, "Approval links"): under the same checks as a
+ * decision, and recorded in the Job's history, which says who may decide: whoever holds the link.
+ */
+export const linkCreated = (
+  record: JobRecord,
+  input: { readonly proposalHash: ProposalHash; readonly jobRevision: number },
+  linkId: string,
+  now: string
+): Result.Result<Change, DecisionError> =>
+  Result.map(decidable(record, input, now), (proposal) => ({
+    record: at(record, now, {}),
+    events: [{ type: "approval_link.created", data: { linkId, proposalHash: proposal.hash } }]
+  }))
 
 /** Why a claim did not start an execution. */
 export type Claimed =

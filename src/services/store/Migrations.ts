@@ -187,13 +187,39 @@ const createProposalsAndApprovals = Effect.gen(function*() {
   yield* sql`CREATE INDEX sandbox_ledger_job ON sandbox_ledger (job_id, created_at)`
 })
 
+/**
+ * Approval links (docs/API.md, "Approval links"): a token is kept only as its SHA-256 (`token_hash`);
+ * `created_by` is the key that asked for it; `approval_id`, `decision` and `decided_at` are the one
+ * decision made through it.
+ */
+const createApprovalLinks = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`
+    CREATE TABLE approval_links (
+      id text PRIMARY KEY,
+      token_hash text NOT NULL UNIQUE,
+      account_id text NOT NULL,
+      job_id text NOT NULL REFERENCES jobs (id),
+      job_revision integer NOT NULL,
+      proposal_hash text NOT NULL,
+      expires_at timestamptz NOT NULL,
+      created_at timestamptz NOT NULL,
+      created_by text NOT NULL,
+      approval_id text REFERENCES job_approvals (id),
+      decision text,
+      decided_at timestamptz
+    )`
+  yield* sql`CREATE INDEX approval_links_job ON approval_links (job_id)`
+})
+
 export const migrations = Migrator.fromRecord({
   "0001_waitlist_members": createWaitlistMembers,
   "0002_accounts_and_api_keys": createAccountsAndApiKeys,
   "0003_idempotency_keys": createIdempotencyKeys,
   "0004_jobs": createJobs,
   "0005_event_reading": createEventReading,
-  "0006_proposals_and_approvals": createProposalsAndApprovals
+  "0006_proposals_and_approvals": createProposalsAndApprovals,
+  "0007_approval_links": createApprovalLinks
 })
 
 /** Applies the pending migrations; answers those it applied. */

@@ -1,0 +1,362 @@
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
+import * as ByteSize from "effect/ByteSize"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as HttpRouter from "effect/http/HttpRouter"
+import type { HttpServerRequest } from "effect/http/HttpServerRequest"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as Option from "effect/Option"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
+import { TooManyStreams } from "../schema/ApiErrors.ts"
+import { LinkDecision } from "../schema/ApprovalLink.ts"
+import { Unavailable } from "../schema/Errors.ts"
+import { describeIssue } from "../schema/Job.ts"
+import type { ProposalDocument } from "../schema/Proposal.ts"
+import { Approval } from "../schema/Proposal.ts"
+import { PositionText } from "../schema/Query.ts"
+import { ApprovalLinks } from "../services/jobs/ApprovalLinks.ts"
+import { HistoryPruned } from "../services/jobs/JobErrors.ts"
+import type { UnknownJob } from "../services/jobs/JobErrors.ts"
+import { Jobs } from "../services/jobs/Jobs.ts"
+import { Proposals } from "../services/jobs/Proposals.ts"
+import { storeRetryAfter } from "../services/store/StoreGuard.ts"
+import { css, script } from "./ApprovalAssets.ts"
+import type { Notice } from "./ApprovalPageHtml.ts"
+import * as Html from "./ApprovalPageHtml.ts"
+import { Draining } from "./Draining.ts"
+import * as EventStream from "./EventStream.ts"
+import * as PublicUrl from "./PublicUrl.ts"
+import * as RequestBody from "./RequestBody.ts"
+import { StreamProcess } from "./StreamProcess.ts"
+
+/**
+ * The pages of approval links (docs/API.md, "Approval links"), served with the Job API preview and
+ * without an API key: the link's token is the credential, and it reaches only its one Job and proposal.
+ * Every answer is `no-store` and sends no referrer (the token is in the path), under a policy that runs
+ * only the service's own script and style and lets no other site frame the page. Nothing here logs a
+ * path: the request log writes these routes as templates (`RequestLog`).
+ */
+
+/** The headers of every answer under `/approve/`. */
+const protectHeaders = {
+  "cache-control": "no-store",
+  "referrer-policy": "no-referrer",
+  "content-security-policy": "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
+    + "img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+  "x-content-type-options": "nosniff",
+  "x-frame-options": "DENY"
+}
+
+const protect = (response: HttpServerResponse.HttpServerResponse) =>
+  HttpServerResponse.setHeaders(response, protectHeaders)
+
+const html = (body: string, status = 200, headers: Record<string, string> = {}) =>
+  protect(HttpServerResponse.text(body, { status, headers, contentType: "text/html; charset=utf-8" }))
+
+const jsonError = (status: number, error: string, message: string, headers: Record<string, string> = {}) =>
+  protect(HttpServerResponse.jsonUnsafe({ error, message }, { status, headers }))
+
+const asset = (body: string, contentType: string) =>
+  HttpServerResponse.text(body, {
+    contentType,
+    headers: { "cache-control": "public, max-age=300", "x-content-type-options": "nosniff" }
+  })
+
+/**
+ * The form token a page embeds: a fresh nonce and its HMAC under the link's token. Only a page served
+ * for the link has one, so a decision that carries it comes from the page (with `Referrer-Policy:
+ * no-referrer` a browser may send `Origin: null` for the page's own form); nothing is stored for it.
+ */
+const mac = (token: string, nonce: string) =>
+  createHmac("sha256", token).update(`approval-form:${nonce}`, "utf8").digest("base64url")
+
+const newFormToken = (token: string) => {
+  const nonce = randomBytes(16).toString("base64url")
+  return `${nonce}.${mac(token, nonce)}`
+}
+
+const isFormToken = (token: string, form: unknown) => {
+  if (typeof form !== "string") return false
+  const [nonce, signature, ...rest] = form.split(".")
+  if (nonce === undefined || nonce === "" || signature === undefined || rest.length > 0) return false
+  const expected = Buffer.from(mac(token, nonce))
+  const given = Buffer.from(signature)
+  return given.length === expected.length && timingSafeEqual(given, expected)
+}
+
+/**
+ * A decision sent from another site: `Sec-Fetch-Site: cross-site`, or an `Origin` that is neither the
+ * service's public address nor the host the request was sent to. (`Origin: null` is what a browser
+ * sends for the page's own form under `no-referrer`: the form token decides then.)
+ */
+const fromAnotherSite = (request: HttpServerRequest, publicOrigin: string) => {
+  if (request.headers["sec-fetch-site"]?.toLowerCase() === "cross-site") return true
+  const origin = request.headers.origin
+  if (origin === undefined || origin === "null") return false
+  try {
+    const url = new URL(origin)
+    return !(url.origin === publicOrigin || url.host === request.headers.host)
+  } catch {
+    return true
+  }
+}
+
+const maxBody = RequestBody.limit(ByteSize.kibibytes(16))
+
+/** The decision's fields, from the page's form (`application/x-www-form-urlencoded`) or from JSON. */
+const fieldsOf = (request: HttpServerRequest, bytes: Uint8Array): Record<string, unknown> | undefined => {
+  const text = new TextDecoder("utf-8", { fatal: true })
+  try {
+    if (RequestBody.isJson(request)) {
+      const document: unknown = JSON.parse(text.decode(bytes))
+      return typeof document === "object" && document !== null && !Array.isArray(document)
+        ? document as Record<string, unknown>
+        : undefined
+    }
+    const type = request.headers["content-type"]?.split(";")[0]?.trim().toLowerCase()
+    if (type !== "application/x-www-form-urlencoded") return undefined
+    const fields: Record<string, unknown> = {}
+    for (const [name, value] of new URLSearchParams(text.decode(bytes))) fields[name] = value
+    // An empty reason box is no reason.
+    if (fields.reason === "") delete fields.reason
+    return fields
+  } catch {
+    return undefined
+  }
+}
+
+const decodeDecision = Schema.decodeUnknownResult(LinkDecision, { onExcessProperty: "ignore" })
+const decodePosition = Schema.decodeUnknownResult(PositionText)
+const encodeApproval = Schema.encodeSync(Approval)
+
+/** The wire code of each refusal of a decision: those of `POST /v1/jobs/{id}/approvals`. */
+const refusals = {
+  UnknownJob: [404, "not_found"],
+  StaleRevision: [409, "revision_mismatch"],
+  WrongState: [409, "invalid_state"],
+  ProposalNotOpen: [409, "proposal_mismatch"],
+  ProposalLapsed: [409, "proposal_expired"]
+} as const
+
+const unknownLink = "This link is not one the service gave. Check that the whole link was copied, or ask for a new one."
+
+export const ApprovalPageLive = HttpRouter.use((router) =>
+  Effect.gen(function*() {
+    const links = yield* ApprovalLinks
+    const jobs = yield* Jobs
+    const proposals = yield* Proposals
+    const publicOrigin = new URL(yield* PublicUrl.make).origin
+    const draining = yield* Draining
+    const streams = yield* EventStream.make({
+      heartbeat: yield* EventStream.HeartbeatInterval,
+      maxPerAccount: yield* EventStream.MaxStreamsPerAccount,
+      draining
+    })
+    const handover = yield* StreamProcess
+
+    /** Everything a page of the link shows, or none for a token that names no link. */
+    const load = (token: string) =>
+      Effect.gen(function*() {
+        const found = yield* links.resolve(token)
+        if (Option.isNone(found)) return Option.none()
+        const link = found.value
+        const events = yield* jobs.events(link.accountId, link.jobId)
+        const job = yield* jobs.get(link.accountId, link.jobId)
+        const bytes = yield* proposals.document(link.accountId, link.jobId, link.proposalHash)
+        const now = yield* Clock.currentTimeMillis
+        return Option.some({
+          link,
+          job,
+          document: JSON.parse(bytes) as ProposalDocument,
+          state: Html.stateOf(link, job, events, now),
+          after: events.at(-1)?.position ?? 0
+        })
+      })
+
+    const render = (token: string, status: number, notice?: Notice) =>
+      Effect.map(load(token), (loaded) =>
+        Option.isNone(loaded)
+          ? html(Html.message("This link is not valid", [unknownLink]), 404)
+          : html(Html.page({ ...loaded.value, token, form: newFormToken(token), notice }), status))
+
+    /** A store that fails, or a bug (logged with its cause, never the token): 503, as everywhere else. */
+    const guarded = <R>(
+      name: string,
+      answer: (retryAfter: number) => HttpServerResponse.HttpServerResponse,
+      effect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R>
+    ) =>
+      effect.pipe(
+        Effect.catch((error) =>
+          error instanceof Unavailable
+            ? Effect.succeed(answer(error.retryAfter))
+            : Effect.logError(`${name} failed`, error).pipe(Effect.as(answer(storeRetryAfter)))
+        ),
+        Effect.catchDefect((defect) =>
+          Effect.logError(`${name} failed`, Cause.die(defect)).pipe(Effect.as(answer(storeRetryAfter)))
+        )
+      )
+
+    const pageUnavailable = (retryAfter: number) =>
+      html(
+        Html.message("Please try again in a moment", ["The service cannot show this page right now."]),
+        503,
+        { "retry-after": String(retryAfter) }
+      )
+    const jsonUnavailable = (retryAfter: number) =>
+      jsonError(503, "unavailable", "The service cannot answer now; retry later.", {
+        "retry-after": String(retryAfter)
+      })
+
+    const tokenOf = Effect.map(HttpRouter.params, (params) => params.token ?? "")
+
+    yield* router.add("GET", "/assets/approval.css", asset(css, "text/css; charset=utf-8"))
+    yield* router.add("GET", "/assets/approval.js", asset(script, "text/javascript; charset=utf-8"))
+
+    yield* router.add(
+      "GET",
+      "/approve/:token",
+      guarded("approval page", pageUnavailable, Effect.flatMap(tokenOf, (token) => render(token, 200)))
+    )
+
+    // The exact bytes the proposal hash names, as `GET /v1/jobs/{id}/proposals/{hash}` serves them.
+    yield* router.add(
+      "GET",
+      "/approve/:token/proposal",
+      (request) =>
+        guarded(
+          "approval proposal",
+          jsonUnavailable,
+          Effect.gen(function*() {
+            const found = yield* links.resolve(yield* tokenOf)
+            if (Option.isNone(found)) return jsonError(404, "not_found", unknownLink)
+            const link = found.value
+            const bytes = yield* proposals.document(link.accountId, link.jobId, link.proposalHash)
+            const etag = `"${link.proposalHash}"`
+            const matches = request.headers["if-none-match"]?.split(",").some((tag) => tag.trim() === etag) === true
+            return protect(
+              matches
+                ? HttpServerResponse.empty({ status: 304, headers: { etag } })
+                : HttpServerResponse.text(bytes, { contentType: "application/json", headers: { etag } })
+            )
+          })
+        )
+    )
+
+    // The Job's own events, live, as `GET /v1/jobs/{id}/events` streams them.
+    yield* router.add("GET", "/approve/:token/events", (request) =>
+      guarded(
+        "approval events",
+        jsonUnavailable,
+        Effect.gen(function*() {
+          const found = yield* links.resolve(yield* tokenOf)
+          if (Option.isNone(found)) return jsonError(404, "not_found", unknownLink)
+          const link = found.value
+          const lastEventId = request.headers["last-event-id"]
+          const after = lastEventId !== undefined && lastEventId !== ""
+            ? lastEventId.trim()
+            : new URL(request.url, "http://service").searchParams.get("after") ?? "0"
+          const position = decodePosition(after)
+          if (Result.isFailure(position)) {
+            return jsonError(
+              422,
+              "invalid_request",
+              "Last-Event-ID or after must be a position: a whole number from 0."
+            )
+          }
+          const follow = { jobId: link.jobId, after: position.success }
+          const response = NodeHttpServerRequest.toServerResponse(request)
+          const opened: Effect.Effect<
+            HttpServerResponse.HttpServerResponse,
+            TooManyStreams | HistoryPruned | UnknownJob | Unavailable
+          > = handover !== undefined && "chunkedEncoding" in response
+            ? handover.handOver(
+              link.accountId,
+              follow,
+              response,
+              jobs.eventPage(link.accountId, { ...follow, limit: 1 })
+            )
+            : streams.open(link.accountId, follow, "chunkedEncoding" in response ? response : undefined)
+          return yield* opened.pipe(
+            Effect.catch((error) =>
+              error instanceof Unavailable
+                ? Effect.fail(error)
+                : error instanceof TooManyStreams
+                ? Effect.succeed(jsonError(429, "too_many_streams", error.message))
+                : error instanceof HistoryPruned
+                ? Effect.succeed(jsonError(410, "cursor_expired", error.message))
+                : Effect.succeed(jsonError(404, "not_found", error.message))
+            )
+          )
+        })
+      ))
+
+    /**
+     * A decision (docs/API.md, "Approval links"), checked in this order: 403 from another site; 404 for
+     * a token that names no link; 400 for a body that is neither the form nor JSON; 403 without the
+     * page's form token; 422 for a decision or reason that is not one; then the checks and codes of
+     * `POST /v1/jobs/{id}/approvals`. The form is answered as a browser needs (303 back to the page, or
+     * a page that says why not); JSON as the API answers (201 with the Approval, or the error).
+     */
+    yield* router.add("POST", "/approve/:token/decision", (request) => {
+      const json = RequestBody.isJson(request)
+      return guarded(
+        "approval decision",
+        json ? jsonUnavailable : pageUnavailable,
+        Effect.gen(function*() {
+          const token = yield* tokenOf
+          const refuse = (status: number, code: string, title: string, text: string) =>
+            json ? jsonError(status, code, text) : html(Html.message(title, [text]), status)
+          if (fromAnotherSite(request, publicOrigin)) {
+            return refuse(403, "forbidden", "Refused", "A decision can only be sent from its own page.")
+          }
+          const found = yield* links.resolve(token)
+          if (Option.isNone(found)) return refuse(404, "not_found", "This link is not valid", unknownLink)
+          const bytes = yield* RequestBody.read(request, maxBody)
+          const fields = bytes === undefined ? undefined : fieldsOf(request, bytes)
+          if (fields === undefined) {
+            return refuse(
+              400,
+              "invalid_json",
+              "Not understood",
+              "Send the page's form, or a JSON object {decision, reason?, form}."
+            )
+          }
+          if (!isFormToken(token, fields.form)) {
+            return refuse(
+              403,
+              "forbidden",
+              "Refused",
+              "A decision must come from the link's page: open it and decide there."
+            )
+          }
+          const input = decodeDecision(fields)
+          if (Result.isFailure(input)) {
+            return refuse(422, "invalid_request", "Not understood", describeIssue(input.failure.issue))
+          }
+          const { decision, reason } = input.success
+          const decided = yield* Effect.result(
+            links.decide(token, reason === undefined ? { decision } : { decision, reason })
+          )
+          if (Result.isSuccess(decided)) {
+            return json
+              ? protect(HttpServerResponse.jsonUnsafe(encodeApproval(decided.success), { status: 201 }))
+              : protect(HttpServerResponse.redirect(`/approve/${token}`, { status: 303 }))
+          }
+          const failure = decided.failure
+          if (failure instanceof Unavailable) return yield* Effect.fail(failure)
+          const [status, code] = refusals[failure._tag]
+          if (json) return jsonError(status, code, failure.message)
+          if (status === 404) return html(Html.message("This link is not valid", [unknownLink]), 404)
+          return yield* render(token, status, {
+            kind: "refused",
+            alert: true,
+            lines: [`Nothing was decided: ${Html.escape(failure.message)}`]
+          })
+        })
+      )
+    })
+  })
+)

@@ -1,0 +1,241 @@
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Ref from "effect/Ref"
+import * as Semaphore from "effect/Semaphore"
+import * as SqlClient from "effect/sql/SqlClient"
+import { createHash, randomBytes } from "node:crypto"
+import type { AccountId, Principal } from "../../schema/ApiKey.ts"
+import type { ApprovalLinkId, ApprovalLinkRequest } from "../../schema/ApprovalLink.ts"
+import { tokenPattern } from "../../schema/ApprovalLink.ts"
+import type { Unavailable } from "../../schema/Errors.ts"
+import type { JobId } from "../../schema/JobRef.ts"
+import type { Approval, ApprovalId, Decision, ProposalHash } from "../../schema/Proposal.ts"
+import * as StoreGuard from "../store/StoreGuard.ts"
+import { UnknownJob, WrongState } from "./JobErrors.ts"
+import type { Change } from "./JobRecord.ts"
+import * as JobStore from "./JobStore.ts"
+import * as JobStoreLive from "./JobStoreLive.ts"
+import * as JobStoreTest from "./JobStoreTest.ts"
+import * as WorkRules from "./WorkRules.ts"
+import type { DecisionError } from "./WorkRules.ts"
+
+/** A link as the service keeps it: never its token, which only its holder has. */
+export interface StoredLink {
+  readonly id: ApprovalLinkId
+  readonly accountId: AccountId
+  readonly jobId: JobId
+  readonly jobRevision: number
+  readonly proposalHash: ProposalHash
+  readonly expiresAt: string
+  readonly createdAt: string
+  /** The decision made through it, once. */
+  readonly used: { readonly approvalId: ApprovalId; readonly decision: Decision; readonly at: string } | null
+}
+
+/** A new link and its token, which is never stored and never shown again. */
+export interface IssuedLink {
+  readonly link: StoredLink
+  readonly token: Redacted.Redacted<string>
+}
+
+export interface LinkDecisionInput {
+  readonly decision: Decision
+  readonly reason?: string | undefined
+}
+
+/**
+ * Approval links (docs/API.md, "Approval links"): a holder of `approvals:write` hands its authority over
+ * one proposal to a person, as a link. A link is created under the same checks as a decision, and its
+ * creation is an event of the Job; its token is 256 random bits, kept only as its SHA-256, and bound to
+ * one account, Job, revision and proposal hash. It decides once, under the checks of any decision (so
+ * not after the proposal's `expiresAt`, nor once the Job has moved on), as `decidedBy: "link:{id}"`.
+ */
+export class ApprovalLinks extends Context.Service<ApprovalLinks, {
+  readonly create: (
+    principal: Principal,
+    jobId: JobId,
+    input: ApprovalLinkRequest
+  ) => Effect.Effect<IssuedLink, UnknownJob | DecisionError | Unavailable>
+  /** The link a token names, if any. */
+  readonly resolve: (token: string) => Effect.Effect<Option.Option<StoredLink>, Unavailable>
+  /** Records the decision of the link's holder: `UnknownJob` for a token that names no link. */
+  readonly decide: (
+    token: string,
+    input: LinkDecisionInput
+  ) => Effect.Effect<Approval, UnknownJob | DecisionError | Unavailable>
+}>()("ApprovalLinks") {}
+
+const newToken = () => randomBytes(32).toString("base64url")
+const newLinkId = () => `apl_${randomBytes(12).toString("hex")}` as ApprovalLinkId
+
+/** What is stored of a token: its SHA-256, as hex. */
+export const hashOfToken = (token: string) => createHash("sha256").update(token, "utf8").digest("hex")
+
+const unknownLink = new UnknownJob({ message: "This link is not one the service gave." })
+
+const usedLink = (link: StoredLink) =>
+  new WrongState({
+    message: `This link was used already (${link.used?.decision === "approve" ? "approved" : "rejected"}); `
+      + "the first decision stands."
+  })
+
+/** The link a creation made: it lasts as long as the proposal it names. */
+const linkOf = (principal: Principal, id: ApprovalLinkId, change: Change, input: ApprovalLinkRequest): StoredLink => ({
+  id,
+  accountId: principal.accountId,
+  jobId: change.record.id,
+  jobRevision: input.jobRevision,
+  proposalHash: input.proposalHash,
+  expiresAt: change.record.proposal!.document.expiresAt,
+  createdAt: change.record.updatedAt,
+  used: null
+})
+
+const decisionOf = (link: StoredLink, input: LinkDecisionInput) => ({
+  proposalHash: link.proposalHash,
+  jobRevision: link.jobRevision,
+  decision: input.decision,
+  ...(input.reason === undefined ? {} : { reason: input.reason })
+})
+
+/** The decision of a link, on its Job: a change like any other decision, in the Job's one write path. */
+const decideOn = (store: JobStore.JobStore["Service"], link: StoredLink, input: LinkDecisionInput) =>
+  store.mutate(
+    link.accountId,
+    link.jobId,
+    (record, now) => WorkRules.decide(record, decisionOf(link, input), `link:${link.id}`, now)
+  ).pipe(Effect.map((change) => change.approval!))
+
+interface LinkRow {
+  readonly id: string
+  readonly account_id: string
+  readonly job_id: string
+  readonly job_revision: number
+  readonly proposal_hash: string
+  readonly expires_at: Date | string
+  readonly created_at: Date | string
+  readonly approval_id: string | null
+  readonly decision: string | null
+  readonly decided_at: Date | string | null
+}
+
+const iso = (value: Date | string) => new Date(value).toISOString()
+
+const fromRow = (row: LinkRow): StoredLink => ({
+  id: row.id as ApprovalLinkId,
+  accountId: row.account_id as AccountId,
+  jobId: row.job_id as JobId,
+  jobRevision: row.job_revision,
+  proposalHash: row.proposal_hash as ProposalHash,
+  expiresAt: iso(row.expires_at),
+  createdAt: iso(row.created_at),
+  used: row.approval_id === null
+    ? null
+    : { approvalId: row.approval_id as ApprovalId, decision: row.decision as Decision, at: iso(row.decided_at!) }
+})
+
+/**
+ * PostgreSQL (table `approval_links`, docs/API.md, "Approval links"). A link is written in the
+ * transaction that appends its `approval_link.created` to the Job; a decision locks the link's row,
+ * then its Job's (as a decision through the API does), and marks the link used in the same transaction.
+ */
+export const layer = Layer.effect(ApprovalLinks)(Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const guard = yield* StoreGuard.make("approval links")
+  const store = yield* JobStore.JobStore
+
+  /** The caller's transaction when there is one (an Idempotency-Key's), otherwise one of its own. */
+  const inTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    Effect.flatMap(
+      Effect.serviceOption(sql.transactionService),
+      (current) => Option.isSome(current) ? effect : sql.withTransaction(effect)
+    )
+
+  const select = (token: string, forUpdate: boolean) =>
+    sql<LinkRow>`
+      SELECT id, account_id, job_id, job_revision, proposal_hash, expires_at, created_at, approval_id, decision, decided_at
+      FROM approval_links WHERE token_hash = ${hashOfToken(token)}${forUpdate ? sql` FOR UPDATE` : sql``}`.pipe(
+      Effect.map(([row]) => Option.map(Option.fromUndefinedOr(row), fromRow))
+    )
+
+  return ApprovalLinks.of({
+    create: (principal, jobId, input) =>
+      guard(inTransaction(Effect.gen(function*() {
+        const id = newLinkId()
+        const token = newToken()
+        const change = yield* store.mutate(
+          principal.accountId,
+          jobId,
+          (record, now) => WorkRules.linkCreated(record, input, id, now)
+        )
+        const link = linkOf(principal, id, change, input)
+        yield* sql`
+          INSERT INTO approval_links (id, token_hash, account_id, job_id, job_revision, proposal_hash, expires_at,
+            created_at, created_by)
+          VALUES (${link.id}, ${hashOfToken(token)}, ${link.accountId}, ${link.jobId}, ${link.jobRevision},
+            ${link.proposalHash}, ${new Date(link.expiresAt)}, ${new Date(link.createdAt)}, ${principal.keyId})`
+        return { link, token: Redacted.make(token) }
+      }))),
+    resolve: (token) => tokenPattern.test(token) ? guard(select(token, false)) : Effect.succeed(Option.none()),
+    decide: (token, input) =>
+      tokenPattern.test(token)
+        ? guard(inTransaction(Effect.gen(function*() {
+          const found = yield* select(token, true)
+          if (Option.isNone(found)) return yield* Effect.fail(unknownLink)
+          const link = found.value
+          if (link.used !== null) return yield* Effect.fail(usedLink(link))
+          const approval = yield* decideOn(store, link, input)
+          yield* sql`
+            UPDATE approval_links SET approval_id = ${approval.id}, decision = ${approval.decision},
+              decided_at = ${new Date(approval.createdAt)}
+            WHERE id = ${link.id}`
+          return approval
+        })))
+        : Effect.fail(unknownLink)
+  })
+})).pipe(Layer.provide(JobStoreLive.layerLive))
+
+/**
+ * In memory, on the store the Job family's memory layers share. Creations and decisions of links apply
+ * one at a time, so that a link decides once however many requests race on it, as the row lock orders
+ * them on PostgreSQL; the Job's own change is atomic in its store, and what follows it here cannot fail.
+ */
+export const layerMemory = Layer.effect(ApprovalLinks)(Effect.gen(function*() {
+  const store = yield* JobStore.JobStore
+  const links = yield* Ref.make<ReadonlyMap<string, StoredLink>>(new Map())
+  const lock = yield* Semaphore.make(1)
+
+  const find = (token: string) =>
+    Effect.map(Ref.get(links), (current) => Option.fromUndefinedOr(current.get(hashOfToken(token))))
+
+  return ApprovalLinks.of({
+    create: (principal, jobId, input) =>
+      Effect.gen(function*() {
+        const id = newLinkId()
+        const token = newToken()
+        const change = yield* store.mutate(
+          principal.accountId,
+          jobId,
+          (record, now) => WorkRules.linkCreated(record, input, id, now)
+        )
+        const link = linkOf(principal, id, change, input)
+        yield* Ref.update(links, (current) => new Map(current).set(hashOfToken(token), link))
+        return { link, token: Redacted.make(token) }
+      }).pipe(lock.withPermits(1)),
+    resolve: (token) => tokenPattern.test(token) ? find(token) : Effect.succeed(Option.none()),
+    decide: (token, input) =>
+      Effect.gen(function*() {
+        const found = tokenPattern.test(token) ? yield* find(token) : Option.none()
+        if (Option.isNone(found)) return yield* Effect.fail(unknownLink)
+        const link = found.value
+        if (link.used !== null) return yield* Effect.fail(usedLink(link))
+        const approval = yield* decideOn(store, link, input)
+        const used = { approvalId: approval.id, decision: approval.decision, at: approval.createdAt }
+        yield* Ref.update(links, (current) => new Map(current).set(hashOfToken(token), { ...link, used }))
+        return approval
+      }).pipe(lock.withPermits(1))
+  })
+})).pipe(Layer.provide(JobStoreTest.layerTest))
