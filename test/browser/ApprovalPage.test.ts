@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { readFileSync } from "node:fs"
+import { mkdirSync, readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { chromium } from "playwright-core"
 import type { Browser, Page } from "playwright-core"
@@ -138,8 +138,14 @@ const tabTo = (page: Page, selector: string, max = 12) =>
 
 const text = (page: Page, selector: string) => Effect.promise(() => page.locator(selector).innerText())
 
+/** The README's screenshots are taken again with `UPDATE_SCREENSHOTS=1`; otherwise into test-results/. */
+const shots = process.env.UPDATE_SCREENSHOTS === "1" ? "docs" : "test-results"
+
 const shot = (page: Page, name: string) =>
-  Effect.promise(() => page.screenshot({ path: `docs/${name}.png`, fullPage: true }))
+  Effect.promise(() => {
+    mkdirSync(shots, { recursive: true })
+    return page.screenshot({ path: `${shots}/${name}.png`, fullPage: true })
+  })
 
 layer(previewServerWith(servicesTest(undefined, {}, partsTest, quickTiming)), {
   excludeTestServices: true,
