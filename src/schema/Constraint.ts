@@ -214,7 +214,8 @@ export const Constraint = Schema.Union([
   Schema.Struct({ ...DeadlineInput.fields, ...serverFields }),
   Schema.Struct({ ...WindowInput.fields, ...serverFields }).check(startsBeforeEnd),
   Schema.Struct({ ...LocationInput.fields, ...serverFields }),
-  Schema.Struct({ ...QuantityInput.fields, ...serverFields }),
+  // Jobs stored before counts were bounded keep theirs, and are shown as they are.
+  Schema.Struct({ ...QuantityInput.fields, count: Schema.Int.check(Schema.isGreaterThan(0)), ...serverFields }),
   Schema.Struct({ ...TimezoneInput.fields, ...serverFields }),
   Schema.Struct({ ...NoteInput.fields, ...serverFields })
 ]).annotate({ identifier: "Constraint" })

@@ -52,7 +52,9 @@ export const send = (url: string, options: RawRequest = {}): Effect.Effect<RawRe
     if (!isJobPath(path) || (response.status === 404 && response.headers["content-type"] === undefined)) {
       return Effect.succeed(response)
     }
-    const problems = problemsOf(method, path, response)
+    // The path as it went out: a URL's dot segments are resolved before it is sent.
+    const sent = new URL(url + path)
+    const problems = problemsOf(method, sent.pathname + sent.search, response)
     return problems.length === 0
       ? Effect.succeed(response)
       : Effect.die(new Error(`the answer breaks the OpenAPI document:\n${problems.join("\n")}`))
