@@ -3,6 +3,8 @@ import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Sse from "effect/encoding/Sse"
+import * as Equal from "effect/Equal"
+import * as Hash from "effect/Hash"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
@@ -110,7 +112,19 @@ const maxWaiting = 4 * 1024 * 1024
  * its head and everything given to it (`retry:` first), a stream over HTTP/1.1 is written straight to
  * its socket, each delivery one framed chunk, the response none the wiser; the response still ends it.
  */
-class Connection extends Readable {
+class Connection extends Readable implements Equal.Equal {
+  /**
+   * Compared by identity: when its client goes away, the platform combines the causes it ends with by
+   * hashing them, which would otherwise walk the stream into Node's response (and its deprecated
+   * `_headers`, DEP0066, printed at every closed stream).
+   */
+  [Hash.symbol]() {
+    return Hash.random(this)
+  }
+  [Equal.symbol](that: unknown) {
+    return this === that
+  }
+
   /** The socket, once it is written to directly. */
   private socket: Socket | undefined
   private following: Following | undefined
