@@ -61,8 +61,9 @@ export const start = async (
   const child = spawn(process.execPath, ["src/main.ts"], {
     cwd: root,
     env: { ...process.env, ...env, JOBS_API: "preview", PORT: String(port), HOST: "127.0.0.1", REQUEST_LOG: "false" },
-    stdio: ["ignore", "ignore", "pipe"]
+    stdio: ["ignore", "pipe", "pipe"]
   })
+  relay(child.stdout)
   relay(child.stderr)
   const service = { child, base: `http://127.0.0.1:${port}` }
   options.onSpawn?.(service)
