@@ -14,6 +14,11 @@ export default defineConfig({
     // What a passing test logs (its expected errors, the cluster's warnings, its service processes'
     // stderr) is kept and printed only if it fails.
     silent: "passed-only",
+    // @effect/platform-node hashes a ServerResponse (reading its deprecated `_headers`) when a client goes
+    // away mid-answer, which tests do on purpose: the library's deprecation, not the service's, once a worker.
+    execArgv: ["--disable-warning=DEP0066"],
+    // Only the tests that take long enough to name their own timeout are listed by name.
+    slowTestThreshold: 10_000,
     // Tests that take longer on a quiet machine than a quarter of this say so themselves.
     testTimeout: 60_000,
     hookTimeout: 60_000
