@@ -1,53 +1,23 @@
 import { availableParallelism } from "node:os"
 import { defineConfig } from "vitest/config"
 
-const elsewhere = ["test/browser/**", "test/faults/**", "test/model/**", "node_modules/**"]
-
-/**
- * Files whose assertions bound wall-clock time (an answer within 3 s, a fallback within 1.5 s, a
- * provider's first answer within 300 ms, a cost ratio, an execution still under way when it is
- * cancelled, a NOTIFY wake-up within 2 s, a stop within 8 s, a cluster's shard locks within their
- * lease): they run one at a time, after the rest, as the whole suite used to. Two files at once on a
- * busy 2-core machine made them fail.
- */
-const wallClockBound = [
-  "test/ApprovalsHttp.test.ts",
-  "test/Faults.test.ts",
-  "test/HttpProvider.test.ts",
-  "test/JobRunVersions.test.ts",
-  "test/Interpreter.test.ts",
-  "test/interpreter/ModelReader.test.ts",
-  "test/EventsTwoProcesses.test.ts",
-  "test/StreamProcess.test.ts"
-]
-
 export default defineConfig({
   test: {
+    include: ["test/**/*.test.ts"],
+    exclude: ["test/browser/**", "test/faults/**", "test/model/**", "node_modules/**"],
     globalSetup: ["test/support/PgliteTemplate.ts"],
+    // No test here bounds wall-clock time (test/support/WallClock.ts: that is test:faults's), so every file
+    // may share the CPU with the others and with whatever else the machine runs. Vitest's default (one
+    // core fewer than the machine has) is one worker on a 2-core machine, where a run then kept about half
+    // the CPU busy: most files wait on timers, sockets and processes of their own. Two workers there.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
+    // What a passing test logs (its expected errors, the cluster's warnings, its service processes'
+    // stderr) is kept and printed only if it fails.
+    silent: "passed-only",
+    // Only the tests that take long enough to name their own timeout are listed by name.
+    slowTestThreshold: 10_000,
+    // Tests that take longer on a quiet machine than a quarter of this say so themselves.
     testTimeout: 60_000,
-    hookTimeout: 60_000,
-    projects: [
-      {
-        extends: true,
-        test: {
-          name: "parallel",
-          include: ["test/**/*.test.ts"],
-          exclude: [...elsewhere, ...wallClockBound],
-          // Vitest's default (one core fewer than the machine has) is one worker on a 2-core machine,
-          // where a run then kept about half the CPU busy: most files wait on timers, sockets and
-          // processes of their own. Two workers there; elsewhere the default stands.
-          maxWorkers: Math.max(2, availableParallelism() - 1)
-        }
-      },
-      {
-        extends: true,
-        test: {
-          name: "one at a time",
-          include: wallClockBound,
-          maxWorkers: 1,
-          sequence: { groupOrder: 1 }
-        }
-      }
-    ]
+    hookTimeout: 60_000
   }
 })

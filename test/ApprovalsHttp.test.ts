@@ -99,11 +99,11 @@ const approvedWith = (...directives: ReadonlyArray<string>) =>
 /** Waits until the Job has an event of this type (the runner works in the background). */
 const untilEvent = (url: string, key: string, id: string, type: string) =>
   Effect.gen(function*() {
-    for (let i = 0; i < 500; i++) {
+    for (let i = 0; i < 1500; i++) {
       if (types(yield* eventsOf(url, key, id)).includes(type)) return
       yield* Effect.sleep("20 millis")
     }
-    return yield* Effect.die(new Error(`no ${type} for ${id} within 10 s`))
+    return yield* Effect.die(new Error(`no ${type} for ${id} within 30 s`))
   })
 
 /**
@@ -113,11 +113,11 @@ const untilEvent = (url: string, key: string, id: string, type: string) =>
  */
 const untilPerformed = (id: string) =>
   Effect.gen(function*() {
-    for (let i = 0; i < 500; i++) {
+    for (let i = 0; i < 1500; i++) {
       if ((yield* ledgerOf(id)).some((entry) => entry.effects === 1)) return
       yield* Effect.sleep("20 millis")
     }
-    return yield* Effect.die(new Error(`no side effect for ${id} within 10 s`))
+    return yield* Effect.die(new Error(`no side effect for ${id} within 30 s`))
   })
 
 /**

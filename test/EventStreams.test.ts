@@ -90,70 +90,74 @@ const fanOut = <E>(name: string, services: Layer.Layer<JobServices, E>) =>
     excludeTestServices: true,
     timeout: "120 seconds"
   })(name, (it) => {
-    it.effect("200 streams of one account, opened before and while 4 writers commit, each get exactly their events in order", () =>
-      Effect.gen(function*() {
-        const url = yield* baseUrl
-        const key = yield* newKey()
-        const api = yield* client(key)
-        const jobs = [yield* create(api), yield* create(api, "A haircut in Porto tomorrow at 10am")]
-        yield* quiet(api)
-        const history = yield* allEvents(api)
-        const middle = history[Math.floor(history.length / 2)]!.position
+    it.effect(
+      "200 streams of one account, opened before and while 4 writers commit, each get exactly their events in order",
+      () =>
+        Effect.gen(function*() {
+          const url = yield* baseUrl
+          const key = yield* newKey()
+          const api = yield* client(key)
+          const jobs = [yield* create(api), yield* create(api, "A haircut in Porto tomorrow at 10am")]
+          yield* quiet(api)
+          const history = yield* allEvents(api)
+          const middle = history[Math.floor(history.length / 2)]!.position
 
-        const readers: Array<Reader> = []
-        /** Streams of every kind: the account from the start, from the middle (Last-Event-ID), one Job. */
-        const open = (count: number) =>
-          Effect.forEach(Array.from({ length: count }, (_, i) => i), (i) => {
-            const jobId = i % 3 === 2 ? jobs[i % 2]!.id : undefined
-            const after = i % 3 === 1 ? middle : 0
-            const path = jobId === undefined ? "/v1/events" : `/v1/jobs/${jobId}/events`
-            return Effect.map(
-              openEventStream(url, path, { key, headers: after === 0 ? {} : { "last-event-id": String(after) } }),
-              (stream) => readers.push({ stream, jobId, after })
-            )
-          }, { concurrency: 20 })
+          const readers: Array<Reader> = []
+          /** Streams of every kind: the account from the start, from the middle (Last-Event-ID), one Job. */
+          const open = (count: number) =>
+            Effect.forEach(Array.from({ length: count }, (_, i) => i), (i) => {
+              const jobId = i % 3 === 2 ? jobs[i % 2]!.id : undefined
+              const after = i % 3 === 1 ? middle : 0
+              const path = jobId === undefined ? "/v1/events" : `/v1/jobs/${jobId}/events`
+              return Effect.map(
+                openEventStream(url, path, { key, headers: after === 0 ? {} : { "last-event-id": String(after) } }),
+                (stream) => readers.push({ stream, jobId, after })
+              )
+            }, { concurrency: 20 })
 
-        const writer = (w: number) =>
-          Effect.gen(function*() {
-            for (let i = 0; i < 4; i++) {
-              const job = yield* create(api, `Writer ${w} job ${i}: a table for 2 in Lisbon tomorrow at 8pm`)
-              yield* revise(api, job.id, `writer ${w} change ${i}`)
-              // One writer per earlier Job, so that its Job-only streams have live events too.
-              if (w < jobs.length) yield* revise(api, jobs[w]!.id, `writer ${w} changes an earlier Job, ${i}`)
-            }
+          const writer = (w: number) =>
+            Effect.gen(function*() {
+              for (let i = 0; i < 4; i++) {
+                const job = yield* create(api, `Writer ${w} job ${i}: a table for 2 in Lisbon tomorrow at 8pm`)
+                yield* revise(api, job.id, `writer ${w} change ${i}`)
+                // One writer per earlier Job, so that its Job-only streams have live events too.
+                if (w < jobs.length) yield* revise(api, jobs[w]!.id, `writer ${w} changes an earlier Job, ${i}`)
+              }
+            })
+          yield* open(100)
+          yield* Effect.all([open(100), ...Array.from({ length: 4 }, (_, w) => writer(w))], {
+            concurrency: "unbounded"
           })
-        yield* open(100)
-        yield* Effect.all([open(100), ...Array.from({ length: 4 }, (_, w) => writer(w))], {
-          concurrency: "unbounded"
-        })
-        yield* quiet(api)
-        const all = yield* allEvents(api)
-        assert.isAtLeast(all.length, history.length + 4 * 4 * 2 + 2 * 4)
+          yield* quiet(api)
+          const all = yield* allEvents(api)
+          assert.isAtLeast(all.length, history.length + 4 * 4 * 2 + 2 * 4)
 
-        const expected = (reader: Reader) =>
-          all.filter((event) =>
-            event.position > reader.after && (reader.jobId === undefined || event.jobId === reader.jobId)
-          )
-        const received = (reader: Reader) => parseEvents(reader.stream.text())
-        yield* eventually(() => readers.every((reader) => received(reader).length >= expected(reader).length))
-        for (const [i, reader] of readers.entries()) {
-          assert.strictEqual(yield* reader.stream.status, 200)
-          assert.isFalse(reader.stream.ended(), `stream ${i} ended`)
-          const got = received(reader)
-          const want = expected(reader)
-          assert.deepStrictEqual(
-            got.map((event) => event.id),
-            want.map((event) => String(event.position)),
-            `stream ${i} (after ${reader.after}, Job ${reader.jobId ?? "any"})`
-          )
-          if (i % 10 === 0) {
-            assert.deepStrictEqual(
-              got.map((event) => [event.event, JSON.parse(event.data) as JobEvent]),
-              want.map((event) => [event.type, event])
+          const expected = (reader: Reader) =>
+            all.filter((event) =>
+              event.position > reader.after && (reader.jobId === undefined || event.jobId === reader.jobId)
             )
+          const received = (reader: Reader) => parseEvents(reader.stream.text())
+          yield* eventually(() => readers.every((reader) => received(reader).length >= expected(reader).length))
+          for (const [i, reader] of readers.entries()) {
+            assert.strictEqual(yield* reader.stream.status, 200)
+            assert.isFalse(reader.stream.ended(), `stream ${i} ended`)
+            const got = received(reader)
+            const want = expected(reader)
+            assert.deepStrictEqual(
+              got.map((event) => event.id),
+              want.map((event) => String(event.position)),
+              `stream ${i} (after ${reader.after}, Job ${reader.jobId ?? "any"})`
+            )
+            if (i % 10 === 0) {
+              assert.deepStrictEqual(
+                got.map((event) => [event.event, JSON.parse(event.data) as JobEvent]),
+                want.map((event) => [event.type, event])
+              )
+            }
           }
-        }
-      }).pipe(Effect.scoped))
+        }).pipe(Effect.scoped),
+      120_000
+    )
   })
 
 describe("many event streams", () => {

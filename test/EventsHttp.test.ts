@@ -250,7 +250,7 @@ const behaviour = <E>(name: string, services: Layer.Layer<JobServices, E>) =>
         assert.isAtLeast(all.length, 8 * 6 * 3)
         assert.strictEqual(received.length, all.length, "every event exactly once")
         assert.deepStrictEqual(received, all)
-      }))
+      }), 120_000)
   })
 
 describe("reading events", () => {

@@ -12,11 +12,14 @@ import type { RawResponse } from "./support/Http.ts"
 import { baseUrl, join, serverWith } from "./support/Http.ts"
 import * as TcpProxy from "./support/TcpProxy.ts"
 import { adminUrl, freshPostgresDatabase, kind, pgliteOnPort } from "./support/TestDatabase.ts"
+import * as WallClock from "./support/WallClock.ts"
 
 /**
  * The waitlist in front of a database that hangs or goes down: it must answer 503 with a
- * `Retry-After` within 3 s, start while the database is down, and recover by itself once it is back.
- * The service reaches its database only through a `TcpProxy`, whose mode each case switches.
+ * `Retry-After`, start while the database is down, and recover by itself once it is back. Under
+ * `npm run test:faults` every answer must also come within 3 s and the recovery within 10 s
+ * (test/support/WallClock.ts); `npm test` waits as long as a loaded machine needs. The service reaches
+ * its database only through a `TcpProxy`, whose mode each case switches.
  */
 
 let counter = 0
@@ -25,7 +28,10 @@ const unique = (local: string) => `${local}.${process.pid}.${++counter}@faults.e
 const unavailableBody = `{"error":"unavailable"}`
 const joinedBody = `{"status":"joined"}`
 const answerWithin = 3_000
-const recoverWithin = 10_000
+const recoverWithin = WallClock.patience(10_000)
+const answerPatience = WallClock.patience(10_000)
+/** The bound the test names, where it holds one. */
+const within = WallClock.bounded ? " within 3 s" : ""
 
 // ---------------------------------------------------------------------------------------------
 // The upstream database: a fresh PostgreSQL database on TEST_DATABASE_URL's server, or a fresh
@@ -112,14 +118,14 @@ interface Answer extends RawResponse {
   readonly elapsed: number
 }
 
-/** One `POST /v1/waitlist` on a new connection, timed; no answer within 10 s fails the test. */
+/** One `POST /v1/waitlist` on a new connection, timed; no answer at all (`answerPatience`) fails the test. */
 const request = (email: string) =>
   Effect.gen(function*() {
     const url = yield* baseUrl
     const start = performance.now()
-    const response = yield* join(url, email).pipe(Effect.timeoutOption("10 seconds"))
+    const response = yield* join(url, email).pipe(Effect.timeoutOption(answerPatience))
     const elapsed = performance.now() - start
-    if (Option.isNone(response)) return assert.fail(`${email}: no answer within 10 s`)
+    if (Option.isNone(response)) return assert.fail(`${email}: no answer within ${answerPatience} ms`)
     return { ...response.value, email, elapsed } satisfies Answer
   })
 
@@ -130,7 +136,7 @@ const describeAnswer = (answer: Answer) =>
 
 /**
  * What is wrong with an answer that must be a 503 `unavailable`: exact status and body, a
- * `Retry-After` of whole seconds in 1..30, all within 3 s. Empty when nothing is.
+ * `Retry-After` of whole seconds in 1..30, all within 3 s under test:faults. Empty when nothing is.
  */
 const unavailableViolations = (answer: Answer): Array<string> => {
   const problems: Array<string> = []
@@ -142,16 +148,16 @@ const unavailableViolations = (answer: Answer): Array<string> => {
   } else if (Number(retryAfter) < 1 || Number(retryAfter) > 30) {
     problems.push("Retry-After is not within 1..30")
   }
-  if (!(answer.elapsed < answerWithin)) problems.push(`answered after ${answerWithin} ms`)
+  if (WallClock.bounded && !(answer.elapsed < answerWithin)) problems.push(`answered after ${answerWithin} ms`)
   return problems.map((problem) => `${problem}: ${describeAnswer(answer)}`)
 }
 
-/** What is wrong with an answer that must be a 200 `joined` within 3 s. */
+/** What is wrong with an answer that must be a 200 `joined` (within 3 s under test:faults). */
 const joinedViolations = (answer: Answer): Array<string> => {
   const problems: Array<string> = []
   if (answer.status !== 200) problems.push("status is not 200")
   if (answer.body !== joinedBody) problems.push(`body is not ${joinedBody}`)
-  if (!(answer.elapsed < answerWithin)) problems.push(`answered after ${answerWithin} ms`)
+  if (WallClock.bounded && !(answer.elapsed < answerWithin)) problems.push(`answered after ${answerWithin} ms`)
   return problems.map((problem) => `${problem}: ${describeAnswer(answer)}`)
 }
 
@@ -161,7 +167,7 @@ const burst = (local: string, count: number) =>
 
 /**
  * Joins a new address every 250 ms until one is answered 200, for at most `recoverWithin`. Every
- * answer before it must be a proper 503 within 3 s (a 500, or a slow 503, is a violation too).
+ * answer before it must be a proper 503 (a 500 is a violation too, and under test:faults a slow 503).
  */
 const recovers = (local: string) =>
   Effect.gen(function*() {
@@ -267,45 +273,57 @@ describe(`Waitlist under database faults (${kind} behind a TCP proxy)`, () => {
         const answers = [yield* request(unique("pass")), ...yield* burst("pass-burst", 4)]
         assertNone(answers.flatMap(joinedViolations), "answers")
         assert.deepStrictEqual(yield* missing(answers), [], "answered 200 but not stored")
-      }))
+      }), 240_000)
 
-    it.effect("answers 503 within 3 s while the database hangs, and 200 again once it is back", () =>
-      Effect.gen(function*() {
-        const result = yield* faultThenRecovery((proxy) => proxy.hang, "hang")
-        assertNone(result.violations, "answers during and after the fault")
-        assert.deepStrictEqual(result.notStored, [], "answered 200 but not stored")
-      }))
+    it.effect(
+      `answers 503${within} while the database hangs, and 200 again once it is back`,
+      () =>
+        Effect.gen(function*() {
+          const result = yield* faultThenRecovery((proxy) => proxy.hang, "hang")
+          assertNone(result.violations, "answers during and after the fault")
+          assert.deepStrictEqual(result.notStored, [], "answered 200 but not stored")
+        }),
+      240_000
+    )
 
-    it.effect("answers 503 within 3 s while the database is down, and 200 again once it is back", () =>
-      Effect.gen(function*() {
-        const result = yield* faultThenRecovery((proxy) => proxy.down, "down")
-        assertNone(result.violations, "answers during and after the fault")
-        // The 503s come from failed attempts to reach the database, not from a short circuit.
-        assert.isAbove(result.acceptedDuring, 0, "the service never tried to reconnect")
-        assert.deepStrictEqual(result.notStored, [], "answered 200 but not stored")
-      }))
+    it.effect(
+      `answers 503${within} while the database is down, and 200 again once it is back`,
+      () =>
+        Effect.gen(function*() {
+          const result = yield* faultThenRecovery((proxy) => proxy.down, "down")
+          assertNone(result.violations, "answers during and after the fault")
+          // The 503s come from failed attempts to reach the database, not from a short circuit.
+          assert.isAbove(result.acceptedDuring, 0, "the service never tried to reconnect")
+          assert.deepStrictEqual(result.notStored, [], "answered 200 but not stored")
+        }),
+      240_000
+    )
   })
 
   layer(stack("down"), { excludeTestServices: true, timeout: "30 seconds" })(
     "a service started while the database is down",
     (it) => {
-      it.effect("answers 503 within 3 s, then 200 once the database is up, without a restart", () =>
-        Effect.gen(function*() {
-          const { proxy } = yield* Faults
-          assert.strictEqual(yield* proxy.mode, "down")
-          assert.isFalse(yield* tableExists, "the database is not fresh")
+      it.effect(
+        `answers 503${within}, then 200 once the database is up, without a restart`,
+        () =>
+          Effect.gen(function*() {
+            const { proxy } = yield* Faults
+            assert.strictEqual(yield* proxy.mode, "down")
+            assert.isFalse(yield* tableExists, "the database is not fresh")
 
-          const during = [yield* request(unique("cold")), ...yield* burst("cold-burst", 3)]
-          assertNone(during.flatMap(unavailableViolations), "answers while down")
-          assert.isAbove(yield* proxy.accepted, 0, "the service never tried to connect")
-          assert.isFalse(yield* tableExists, "migrations ran while the database was down")
+            const during = [yield* request(unique("cold")), ...yield* burst("cold-burst", 3)]
+            assertNone(during.flatMap(unavailableViolations), "answers while down")
+            assert.isAbove(yield* proxy.accepted, 0, "the service never tried to connect")
+            assert.isFalse(yield* tableExists, "migrations ran while the database was down")
 
-          yield* proxy.pass
-          const recovery = yield* recovers("after-start")
-          assertNone(recovery.violations, "answers once the database is up")
-          assert.isTrue(yield* tableExists, "the schema was not migrated once the database was up")
-          assert.deepStrictEqual(yield* missing(recovery.joined), [], "answered 200 but not stored")
-        }))
+            yield* proxy.pass
+            const recovery = yield* recovers("after-start")
+            assertNone(recovery.violations, "answers once the database is up")
+            assert.isTrue(yield* tableExists, "the schema was not migrated once the database was up")
+            assert.deepStrictEqual(yield* missing(recovery.joined), [], "answered 200 but not stored")
+          }),
+        240_000
+      )
     }
   )
 })

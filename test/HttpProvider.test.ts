@@ -22,8 +22,10 @@ interface Endpoint {
   readonly url: string
   readonly seen: Array<{ readonly path: string; readonly key: string | undefined }>
   readonly effects: Map<string, { state: "succeeded" | "compensated"; reference: string }>
-  /** What the next calls do instead of answering: a delay, or a status. */
-  mode: { readonly delayMs?: number; readonly status?: number }
+  /** What the next calls do instead of answering: hold the answer until the test lets it go, or a status. */
+  mode: { readonly hold?: boolean; readonly status?: number }
+  /** The answers held back: each is given (and its side effect done) when called. */
+  readonly held: Array<() => void>
   readonly close: () => Promise<void>
 }
 
@@ -41,7 +43,8 @@ const startEndpoint = () =>
     const endpoint = {
       seen: [],
       effects: new Map(),
-      mode: {}
+      mode: {},
+      held: []
     } as unknown as Endpoint
     const answer = (response: ServerResponse, status: number, document?: unknown) => {
       response.writeHead(status, { "content-type": "application/json" })
@@ -87,8 +90,8 @@ const startEndpoint = () =>
           }
           answer(response, 404)
         }
-        if (endpoint.mode.delayMs === undefined) respond()
-        else setTimeout(respond, endpoint.mode.delayMs)
+        if (endpoint.mode.hold === true) endpoint.held.push(respond)
+        else respond()
       })
     })
     server.listen(0, "127.0.0.1", () => {
@@ -101,14 +104,23 @@ const startEndpoint = () =>
     })
   })
 
-const providerFor = (endpoint: Endpoint, key = secret) =>
-  HttpProvider.layer.pipe(
+/**
+ * The provider for `endpoint`. Its timeout is long enough for any answer the endpoint gives at once, on a
+ * loaded machine: only an answer the endpoint holds back times out (`impatient` for those).
+ */
+const providerFor = (endpoint: Endpoint, key = secret, timeout = "30 seconds") =>
+  // Fresh: a layer is built once and shared by every later `provide`, and each of these is configured apart.
+  Layer.fresh(HttpProvider.layer).pipe(
     Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown({
       PROVIDER_URL: endpoint.url,
       PROVIDER_SECRET: key,
-      PROVIDER_TIMEOUT: "300 millis"
+      PROVIDER_TIMEOUT: timeout
     })))
   )
+
+/** `effect` with a provider that waits 300 ms for an answer. */
+const impatient = <A, E>(endpoint: Endpoint, effect: Effect.Effect<A, E, Providers>) =>
+  Effect.provide(effect, providerFor(endpoint, secret, "300 millis"))
 
 const document = {
   jobId: "job_1",
@@ -170,14 +182,21 @@ describe("the http provider", () => {
       Effect.gen(function*() {
         const provider = yield* Providers
         const key = `job_1:${hash}:2`
-        endpoint.mode = { delayMs: 1000 }
-        assert.strictEqual(
-          failureTag(yield* Effect.exit(provider.execute({ key, proposalHash: hash, document }))),
-          "ProviderTimeout"
+        // The endpoint takes the call and holds its answer: the provider stops waiting at its timeout.
+        endpoint.mode = { hold: true }
+        const timedOut = yield* impatient(
+          endpoint,
+          Effect.exit(Effect.gen(function*() {
+            return yield* (yield* Providers).execute({ key, proposalHash: hash, document })
+          }))
         )
+        assert.strictEqual(failureTag(timedOut), "ProviderTimeout")
         endpoint.mode = {}
-        // The call that timed out did its side effect: inspecting by key finds it.
-        yield* Effect.sleep("800 millis")
+        // The call that timed out did its side effect once the endpoint got to it: inspecting by key finds it.
+        // (It may reach the endpoint after the provider gave up on it; a liveness guard, not a bound.)
+        for (let i = 0; i < 3000 && endpoint.held.length === 0; i++) yield* Effect.sleep("20 millis")
+        assert.strictEqual(endpoint.held.length, 1, "the call reached the endpoint")
+        for (const answer of endpoint.held.splice(0)) answer()
         assert.strictEqual(Option.getOrThrow(yield* provider.inspect(key)).state, "succeeded")
         for (
           const [status, tag] of [[503, "ProviderTransient"], [429, "ProviderTransient"], [

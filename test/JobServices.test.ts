@@ -557,7 +557,7 @@ const behaviour = (
  * only once no transaction that took its id before it is still running, so that a reader that has
  * read it can never be overtaken by an older one.
  */
-describe.skipIf(TestDatabase.kind !== "PostgreSQL")("Job events on PostgreSQL", () => {
+describe.skipIf(TestDatabase.kind !== "PostgreSQL")("Job events on PostgreSQL (needs TEST_DATABASE_URL)", () => {
   layer(storesLive, { timeout: "60 seconds", excludeTestServices: true })("publication", (it) => {
     it.effect("holds back a committed event while an older transaction is open", () =>
       Effect.gen(function*() {

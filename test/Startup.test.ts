@@ -78,7 +78,7 @@ it.effect(
       assert.include(message, "DATA_DIR")
       assert.include(message, "already served by process")
     }),
-  60_000
+  120_000
 )
 
 // The service listens once the store is migrated (`Migrations.migrateOnStart`, which `src/main.ts`
@@ -97,4 +97,4 @@ it.effect("the start-up the server waits for ends with the store migrated", () =
     const sql = Context.get(started, SqlClient.SqlClient)
     const [row] = yield* sql<{ readonly name: string | null }>`SELECT to_regclass('waitlist_members')::text AS name`
     assert.strictEqual(row?.name, "waitlist_members")
-  }), 60_000)
+  }), 120_000)

@@ -1,5 +1,5 @@
 import { assert, describe, layer } from "@effect/vitest"
-import { ConfigProvider, Effect, Layer, Stream } from "effect"
+import { Cause, ConfigProvider, Effect, Layer, Stream } from "effect"
 import { request } from "node:http"
 import { connect } from "node:net"
 import { Unavailable } from "../src/schema/Errors.ts"
@@ -8,6 +8,7 @@ import { layer as waitlistOnStore } from "../src/services/waitlist/WaitlistLive.
 import { layerTest } from "../src/services/waitlist/WaitlistTest.ts"
 import { baseUrl, comparableHeaders, join, postJson, send, serverWith } from "./support/Http.ts"
 import type { RawResponse } from "./support/Http.ts"
+import * as Logs from "./support/Logs.ts"
 import { makeTestLayer } from "./support/makeTestLayer.ts"
 import * as TestDatabase from "./support/TestDatabase.ts"
 
@@ -429,13 +430,23 @@ layer(serverWith(failing(() => Effect.fail(new Unavailable({ retryAfter: 7 }))))
   }
 )
 
-layer(serverWith(failing(() => Effect.die(new Error("bug")))), { excludeTestServices: true })(
+const defectLogs = Logs.collect()
+
+layer(serverWith(failing(() => Effect.die(new Error("bug")))).pipe(Layer.provide(defectLogs.layer)), {
+  excludeTestServices: true
+})(
   "503, never 500, on a defect",
   (it) => {
-    it.effect("answers a defect as unavailable", () =>
+    it.effect("answers a defect as unavailable, and logs it as an error with its cause", () =>
       Effect.gen(function*() {
         expectUnavailable(yield* join(yield* baseUrl, unique()), "5")
         yield* answersAlikeOnBothPaths(yield* baseUrl, sampleDocuments)
+        const errors = defectLogs.entries.filter((entry) => entry.level === "Error")
+        assert.isAbove(errors.length, 0, "the defect was logged")
+        for (const entry of errors) {
+          assert.strictEqual(entry.message, "joinWaitlist failed")
+          assert.include(Cause.pretty(entry.cause), "bug", "logged with its cause")
+        }
       }))
   }
 )

@@ -13,6 +13,7 @@ import { setTimeout as sleep } from "node:timers/promises"
 import pg from "pg"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import * as PrivatePostgres from "../support/PrivatePostgres.ts"
+import { relay } from "../support/ServiceProcess.ts"
 
 const connections = 64
 const answerWithin = 3_000
@@ -33,8 +34,9 @@ beforeAll(async () => {
   port = 20000 + Math.floor(Math.random() * 10000)
   server = spawn(process.execPath, ["src/main.ts"], {
     env: { ...process.env, DATABASE_URL: database.url, PORT: String(port), HOST: "127.0.0.1" },
-    stdio: ["ignore", "pipe", "inherit"]
+    stdio: ["ignore", "pipe", "pipe"]
   })
+  relay(server.stderr)
   await new Promise<void>((resolve, reject) => {
     server.stdout!.on("data", (chunk: Buffer) => chunk.toString().includes("Listening on") && resolve())
     server.on("exit", (code) => reject(new Error(`service exited with ${code}`)))

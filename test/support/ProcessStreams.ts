@@ -91,10 +91,14 @@ export const openStream = async (base: string, path: string, key: string, header
 
 export type Stream = Awaited<ReturnType<typeof openStream>>
 
-export const waitFor = async (what: string, within: number, done: () => boolean | Promise<boolean>) => {
-  const deadline = Date.now() + within
+/**
+ * Until `done`. Gives up after a minute: a liveness guard (the test fails instead of hanging), not a
+ * bound on how fast it happens, which belongs in `npm run test:faults`.
+ */
+export const waitFor = async (what: string, done: () => boolean | Promise<boolean>) => {
+  const deadline = Date.now() + 60_000
   while (!(await done())) {
-    if (Date.now() > deadline) throw new Error(`not within ${within} ms: ${what}`)
+    if (Date.now() > deadline) throw new Error(`not within 60 s: ${what}`)
     await sleep(20)
   }
 }
@@ -105,7 +109,7 @@ export const waitFor = async (what: string, within: number, done: () => boolean 
  * the account's events have not grown for a second; answers them.
  */
 export const settle = async (client: ReturnType<typeof api>, ids: ReadonlyArray<string>) => {
-  const deadline = Date.now() + 20_000
+  const deadline = Date.now() + 60_000
   let last: Array<JobEvent> = []
   let stableSince = Date.now()
   for (;;) {

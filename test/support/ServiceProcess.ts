@@ -4,6 +4,7 @@ import { randomUUID } from "node:crypto"
 import { once } from "node:events"
 import { createServer } from "node:net"
 import { dirname, join } from "node:path"
+import type { Readable } from "node:stream"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
 
@@ -11,6 +12,18 @@ import pg from "pg"
 export const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..")
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/**
+ * Hands what a child process writes to the test's console, where Vitest keeps it with the test that is
+ * running and prints it only if that test fails (`silent: "passed-only"`, vitest.config.ts): a service's
+ * expected errors and warnings would otherwise fill a passing run's output.
+ */
+export const relay = (output: Readable | null) => {
+  output?.on("data", (chunk: Buffer) => console.error(chunk.toString().trimEnd()))
+}
+
+/** For `execFileSync`: stderr kept in the error thrown on a failure, not written to the run's output. */
+export const quietly = { stdio: "pipe" } as const
 
 export interface ServiceProcess {
   readonly child: ChildProcess
@@ -55,11 +68,18 @@ export const start = async (
   const child = spawn(process.execPath, ["src/main.ts"], {
     cwd: root,
     env: { ...process.env, ...env, JOBS_API: "preview", PORT: String(port), HOST: "127.0.0.1", REQUEST_LOG: "false" },
-    stdio: ["ignore", options.output ?? "ignore", options.output ?? "inherit"]
+    stdio: ["ignore", options.output ?? "pipe", options.output ?? "pipe"]
   })
+  // Into a file when one is given (the chaos test keeps each process's output), else with the test.
+  if (options.output === undefined) {
+    relay(child.stdout)
+    relay(child.stderr)
+  }
   const service = { child, base: `http://127.0.0.1:${port}` }
   options.onSpawn?.(service)
-  for (let i = 0; i < 300; i++) {
+  // A liveness guard: a start takes seconds, and many times that on a loaded machine.
+  const deadline = Date.now() + 120_000
+  while (Date.now() < deadline) {
     const status = await fetch(`${service.base}/readyz`).then((r) => r.status, () => 0)
     if (status === 200 || (options.until === "listening" && status > 0)) return service
     // A process killed by a signal has no exit code, only the signal.
@@ -68,15 +88,18 @@ export const start = async (
     }
     await sleep(100)
   }
-  throw new Error("the service did not become ready")
+  throw new Error("the service did not become ready in 120 s")
 }
 
-/** Ends a process and waits for it: `signal`, then SIGKILL if it has not exited within 10 s. */
-export const kill = async (child: ChildProcess, signal: NodeJS.Signals) => {
+/**
+ * Ends a process and waits for it: `signal`, then SIGKILL if it has not exited after `grace` ms (a
+ * liveness guard: a caller that asserts a graceful exit gives a grace that holds on a loaded machine).
+ */
+export const kill = async (child: ChildProcess, signal: NodeJS.Signals, grace = 10_000) => {
   if (child.exitCode !== null || child.signalCode !== null) return
   const exited = once(child, "exit")
   child.kill(signal)
-  const timer = setTimeout(() => child.kill("SIGKILL"), 10_000)
+  const timer = setTimeout(() => child.kill("SIGKILL"), grace)
   await exited
   clearTimeout(timer)
 }
@@ -86,7 +109,8 @@ export const createKey = (env: Record<string, string>, account: string, scopes =
   execFileSync(process.execPath, ["src/cli.ts", "keys", "create", "--account", account, "--scopes", scopes], {
     cwd: root,
     env: { ...process.env, ...env },
-    encoding: "utf8"
+    encoding: "utf8",
+    ...quietly
   }).trim()
 
 /**
