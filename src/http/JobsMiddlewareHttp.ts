@@ -8,13 +8,13 @@ import { HttpServerRequest } from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Layer from "effect/Layer"
 import * as Result from "effect/Result"
-import { createHash } from "node:crypto"
 import { IdempotencyKeyRequired, IdempotencyKeyReused, InvalidRequest } from "../schema/ApiErrors.ts"
 import { InvalidJson, Unavailable } from "../schema/Errors.ts"
 import { describeIssue } from "../schema/Job.ts"
 import { parseJsonBytes, unrepresentable } from "../schema/Json.ts"
 import type { StoredAnswer } from "../services/access/Idempotency.ts"
 import { Idempotency, KeyInUse, KeyReused } from "../services/access/Idempotency.ts"
+import { sha256Hex } from "../services/Sha256.ts"
 import { storeRetryAfter } from "../services/store/StoreGuard.ts"
 import { CurrentPrincipal } from "./Authentication.ts"
 import { AcceptsEmptyBody, Guarded, Idempotent, NoQuery, RequestDecoding } from "./JobsMiddleware.ts"
@@ -67,11 +67,9 @@ export const GuardedLive = Layer.succeed(Guarded)((httpEffect, { endpoint }) =>
     ))
 )
 
-const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex")
-
 /** The method, the path as sent, and the SHA-256 of the body's JCS form ("" for no body). */
 export const fingerprintOf = (method: string, path: string, document: unknown) =>
-  sha256(`${method} ${path}\n${document === undefined ? "" : sha256(canonicalize(document)!)}`)
+  sha256Hex(`${method} ${path}\n${document === undefined ? "" : sha256Hex(canonicalize(document)!)}`)
 
 const pathOf = (request: HttpServerRequest) => {
   const end = request.url.indexOf("?")

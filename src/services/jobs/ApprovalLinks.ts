@@ -6,14 +6,16 @@ import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
 import * as Semaphore from "effect/Semaphore"
 import * as SqlClient from "effect/sql/SqlClient"
-import { createHash, randomBytes } from "node:crypto"
+import { randomBytes } from "node:crypto"
 import type { AccountId, Principal } from "../../schema/ApiKey.ts"
 import type { ApprovalLinkId, ApprovalLinkRequest } from "../../schema/ApprovalLink.ts"
 import { tokenPattern } from "../../schema/ApprovalLink.ts"
 import type { Unavailable } from "../../schema/Errors.ts"
 import type { JobId } from "../../schema/JobRef.ts"
 import type { Approval, ApprovalId, Decision, ProposalHash } from "../../schema/Proposal.ts"
+import { sha256Hex } from "../Sha256.ts"
 import * as StoreGuard from "../store/StoreGuard.ts"
+import * as Transaction from "../store/Transaction.ts"
 import { UnknownJob, WrongState } from "./JobErrors.ts"
 import type { Change } from "./JobRecord.ts"
 import * as JobStore from "./JobStore.ts"
@@ -72,7 +74,7 @@ const newToken = () => randomBytes(32).toString("base64url")
 const newLinkId = () => `apl_${randomBytes(12).toString("hex")}` as ApprovalLinkId
 
 /** What is stored of a token: its SHA-256, as hex. */
-export const hashOfToken = (token: string) => createHash("sha256").update(token, "utf8").digest("hex")
+export const hashOfToken = sha256Hex
 
 const unknownLink = new UnknownJob({ message: "This link is not one the service gave." })
 
@@ -147,12 +149,7 @@ export const layer = Layer.effect(ApprovalLinks)(Effect.gen(function*() {
   const guard = yield* StoreGuard.make("approval links")
   const store = yield* JobStore.JobStore
 
-  /** The caller's transaction when there is one (an Idempotency-Key's), otherwise one of its own. */
-  const inTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-    Effect.flatMap(
-      Effect.serviceOption(sql.transactionService),
-      (current) => Option.isSome(current) ? effect : sql.withTransaction(effect)
-    )
+  const inTransaction = Transaction.joined(sql)
 
   const select = (token: string, forUpdate: boolean) =>
     sql<LinkRow>`

@@ -1,6 +1,5 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import type * as Result from "effect/Result"
 import * as SqlClient from "effect/sql/SqlClient"
 import type * as Statement from "effect/sql/Statement"
@@ -8,6 +7,7 @@ import type { AccountId } from "../../schema/ApiKey.ts"
 import type { JobId } from "../../schema/JobRef.ts"
 import { channel, EventSignal } from "../events/EventSignal.ts"
 import * as StoreGuard from "../store/StoreGuard.ts"
+import * as Transaction from "../store/Transaction.ts"
 import * as JobLifecycle from "./JobLifecycle.ts"
 import { fromStored } from "./JobRecord.ts"
 import type { Change, JobRecord } from "./JobRecord.ts"
@@ -109,17 +109,7 @@ export const layerLive = Layer.effect(JobStore)(Effect.gen(function*() {
     }
   }
 
-  /**
-   * The caller's transaction when there is one (an Idempotency-Key's, which stores the answer with the
-   * change), otherwise one of its own. Joined rather than nested: a savepoint (two more round trips)
-   * would buy nothing, since a change fails without writing (its Job is missing, or `decide` refuses)
-   * or fails the caller's transaction with it (the store fails).
-   */
-  const inTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-    Effect.flatMap(
-      Effect.serviceOption(sql.transactionService),
-      (current) => Option.isSome(current) ? effect : sql.withTransaction(effect)
-    )
+  const inTransaction = Transaction.joined(sql)
 
   const afterCommit = (record: JobRecord) => sql.afterCommit(signalRuns(work, record))
 

@@ -1,7 +1,7 @@
 import canonicalize from "canonicalize"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
-import { createHash, randomBytes } from "node:crypto"
+import { randomBytes } from "node:crypto"
 import type { Money } from "../../schema/Constraint.ts"
 import { questionId } from "../../schema/Constraint.ts"
 import type { JobStatus } from "../../schema/Job.ts"
@@ -9,6 +9,7 @@ import type { Approval, ApprovalId, ApprovalRequest, ProposalHash } from "../../
 import { ProposalDocument } from "../../schema/Proposal.ts"
 import type { Quote } from "../providers/Provider.ts"
 import { executionKey } from "../providers/Provider.ts"
+import { sha256Hex } from "../Sha256.ts"
 import { ProposalLapsed, ProposalNotOpen, StaleRevision, WrongState } from "./JobErrors.ts"
 import type { Change, ExecutionState, JobRecord, NewEvent, ProposalState, RunRef } from "./JobRecord.ts"
 
@@ -36,8 +37,7 @@ export const fits = (record: JobRecord, quote: Quote) =>
     constraint.type !== "budget" || atMost(quote.price, constraint.max)
   )
 
-export const hashOf = (bytes: string): ProposalHash =>
-  `sha256:${createHash("sha256").update(bytes, "utf8").digest("hex")}` as ProposalHash
+export const hashOf = (bytes: string): ProposalHash => `sha256:${sha256Hex(bytes)}` as ProposalHash
 
 /** The RFC 8785 canonical form of a document, the exact text a proposal hash names. */
 export const canonicalBytes = (document: ProposalDocument): string => canonicalize(document)!

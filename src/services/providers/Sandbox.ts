@@ -5,13 +5,13 @@ import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { createHash } from "node:crypto"
 import type { Constraint, Money } from "../../schema/Constraint.ts"
 import { currencyCodes } from "../../schema/Constraint.ts"
 import type { Unavailable } from "../../schema/Errors.ts"
 import type { ProposalDocument } from "../../schema/Proposal.ts"
 import { findPlace } from "../interpreter/Places.ts"
 import { WorkTiming } from "../jobs/WorkTiming.ts"
+import { sha256Hex } from "../Sha256.ts"
 import type { Inspection, Quote, QuoteRequest } from "./Provider.ts"
 import { ProviderPermanent, Providers, ProviderTimeout, ProviderTransient } from "./Provider.ts"
 
@@ -60,8 +60,6 @@ const directivesOf = (constraints: ReadonlyArray<Constraint>): ReadonlySet<Direc
       return (directives as ReadonlyArray<string>).includes(name) ? [name as Directive] : []
     })
   )
-
-const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex")
 
 const cents = (amount: string): bigint => {
   const [whole = "0", fraction = ""] = amount.split(".")
@@ -128,7 +126,7 @@ export const quotes = (request: QuoteRequest): ReadonlyArray<Quote> => {
   const wants = directivesOf(request.constraints)
   if (wants.has("no-offers")) return []
   const { evidence: _words, ...objective } = request.objective
-  const seed = sha256(
+  const seed = sha256Hex(
     canonicalize({
       objective,
       constraints: request.constraints.map(({ evidence: _evidence, id: _id, source: _source, ...input }) => input)
@@ -195,7 +193,7 @@ const executeDecision = (
       calls: 1,
       effects: 0,
       state: "failed",
-      reference: `sbx_ref_${sha256(key).slice(0, 16)}`
+      reference: `sbx_ref_${sha256Hex(key).slice(0, 16)}`
     }
     : { ...current, calls: current.calls + 1 }
   if (wants.has("permanent") && isFirstOffer(document)) {
