@@ -26,8 +26,8 @@ import { storeRetryAfter } from "../services/store/StoreGuard.ts"
 import { css, script } from "./ApprovalAssets.ts"
 import type { Notice } from "./ApprovalPageHtml.ts"
 import * as Html from "./ApprovalPageHtml.ts"
-import { Draining } from "./Draining.ts"
 import * as EventStream from "./EventStream.ts"
+import { proposalAnswer } from "./JobsHttp.ts"
 import * as PublicUrl from "./PublicUrl.ts"
 import * as RequestBody from "./RequestBody.ts"
 import { StreamProcess } from "./StreamProcess.ts"
@@ -149,12 +149,7 @@ export const ApprovalPageLive = HttpRouter.use((router) =>
     const jobs = yield* Jobs
     const proposals = yield* Proposals
     const publicOrigin = new URL(yield* PublicUrl.make).origin
-    const draining = yield* Draining
-    const streams = yield* EventStream.make({
-      heartbeat: yield* EventStream.HeartbeatInterval,
-      maxPerAccount: yield* EventStream.MaxStreamsPerAccount,
-      draining
-    })
+    const streams = yield* EventStream.OpenStreams
     const handover = yield* StreamProcess
 
     /** Everything a page of the link shows, or none for a token that names no link. */
@@ -234,13 +229,7 @@ export const ApprovalPageLive = HttpRouter.use((router) =>
             if (Option.isNone(found)) return jsonError(404, "not_found", unknownLink)
             const link = found.value
             const bytes = yield* proposals.document(link.accountId, link.jobId, link.proposalHash)
-            const etag = `"${link.proposalHash}"`
-            const matches = request.headers["if-none-match"]?.split(",").some((tag) => tag.trim() === etag) === true
-            return protect(
-              matches
-                ? HttpServerResponse.empty({ status: 304, headers: { etag } })
-                : HttpServerResponse.text(bytes, { contentType: "application/json", headers: { etag } })
-            )
+            return protect(proposalAnswer(bytes, link.proposalHash, request.headers["if-none-match"]))
           })
         )
     )
@@ -254,19 +243,15 @@ export const ApprovalPageLive = HttpRouter.use((router) =>
           const found = yield* links.resolve(yield* tokenOf)
           if (Option.isNone(found)) return jsonError(404, "not_found", unknownLink)
           const link = found.value
-          const lastEventId = request.headers["last-event-id"]
-          const after = lastEventId !== undefined && lastEventId !== ""
-            ? lastEventId.trim()
-            : new URL(request.url, "http://service").searchParams.get("after") ?? "0"
-          const position = decodePosition(after)
-          if (Result.isFailure(position)) {
-            return jsonError(
-              422,
-              "invalid_request",
-              "Last-Event-ID or after must be a position: a whole number from 0."
-            )
+          const after = decodePosition(new URL(request.url, "http://service").searchParams.get("after") ?? "0")
+          if (Result.isFailure(after)) {
+            return jsonError(422, "invalid_request", "after must be a position: a whole number from 0.")
           }
-          const follow = { jobId: link.jobId, after: position.success }
+          const cursor = yield* Effect.result(EventStream.cursorOf(request.headers["last-event-id"], after.success))
+          if (Result.isFailure(cursor)) {
+            return jsonError(422, "invalid_request", cursor.failure.message)
+          }
+          const follow = { jobId: link.jobId, after: cursor.success }
           const response = NodeHttpServerRequest.toServerResponse(request)
           const opened: Effect.Effect<
             HttpServerResponse.HttpServerResponse,

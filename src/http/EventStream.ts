@@ -1,4 +1,5 @@
 import * as Config from "effect/Config"
+import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -6,19 +7,22 @@ import * as Sse from "effect/encoding/Sse"
 import * as Equal from "effect/Equal"
 import * as Hash from "effect/Hash"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type { ServerResponse } from "node:http"
 import type { Socket } from "node:net"
 import { Readable } from "node:stream"
-import { TooManyStreams } from "../schema/ApiErrors.ts"
+import { InvalidRequest, TooManyStreams } from "../schema/ApiErrors.ts"
 import type { AccountId } from "../schema/ApiKey.ts"
 import type { Unavailable } from "../schema/Errors.ts"
 import type { JobEvent } from "../schema/JobEvent.ts"
+import { PositionText } from "../schema/Query.ts"
 import { PositiveDuration } from "../services/access/Idempotency.ts"
 import { EventFeed } from "../services/events/EventFeed.ts"
 import type { Following, FollowOptions } from "../services/events/EventFeed.ts"
 import type { HistoryPruned, UnknownJob } from "../services/jobs/JobErrors.ts"
+import { Draining } from "./Draining.ts"
 
 /**
  * Events as Server-Sent Events (docs/API.md, "Events and views"), written straight to each connection:
@@ -360,3 +364,35 @@ export const make = (options: {
         Effect.asVoid(attach(accountId, follow, socket, onEnd))
     } satisfies Streams
   })
+
+/**
+ * The process's open streams: one set, one heartbeat and one count per account for every route that
+ * streams (`/v1/...events` and an approval page's `/approve/{token}/events`).
+ */
+export class OpenStreams extends Context.Service<OpenStreams, Streams>()("OpenStreams") {}
+
+export const layer = Layer.effect(OpenStreams)(Effect.gen(function*() {
+  return yield* make({
+    heartbeat: yield* HeartbeatInterval,
+    maxPerAccount: yield* MaxStreamsPerAccount,
+    draining: yield* Draining
+  })
+}))
+
+/**
+ * Where a reader resumes: `Last-Event-ID` (what an SSE client sends when it reconnects, so the newer of
+ * the two) wins over `after`; neither is 0, the oldest event kept. The header is held to its pattern.
+ */
+export const cursorOf = (lastEventId: string | undefined, after: number | undefined) => {
+  if (lastEventId === undefined) return Effect.succeed(after ?? 0)
+  const position = decodePosition(lastEventId)
+  return position._tag === "Success"
+    ? Effect.succeed(position.success)
+    : Effect.fail(
+      new InvalidRequest({
+        message: `Last-Event-ID must be a position: digits only, a whole number from 0 to ${Number.MAX_SAFE_INTEGER}.`
+      })
+    )
+}
+
+const decodePosition = Schema.decodeUnknownResult(PositionText)

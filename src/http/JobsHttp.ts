@@ -21,7 +21,6 @@ import type { ViewPoint } from "../schema/JobEvent.ts"
 import type { JobId } from "../schema/JobRef.ts"
 import { JobId as JobIdSchema } from "../schema/JobRef.ts"
 import { ProposalHash } from "../schema/Proposal.ts"
-import { PositionText } from "../schema/Query.ts"
 import { ApprovalLinks } from "../services/jobs/ApprovalLinks.ts"
 import { Approvals } from "../services/jobs/Approvals.ts"
 import type {
@@ -112,22 +111,15 @@ const named = (params: { readonly id: string; readonly hash?: string }) =>
 const created = (job: Job) =>
   HttpServerResponse.jsonUnsafe(encodeJob(job), { status: 201, headers: { location: `/v1/jobs/${job.id}` } })
 
-const decodePosition = Schema.decodeUnknownResult(PositionText)
-
 /**
- * Where a reader resumes: `Last-Event-ID` (what an SSE client sends when it reconnects, so the newer of
- * the two) wins over `?after=`; neither is 0, the oldest event kept.
+ * A proposal's exact bytes with its hash as the ETag, or 304 when `If-None-Match` names that ETag: as
+ * the API and an approval page serve it.
  */
-const cursorOf = (lastEventId: string | undefined, after: number | undefined) => {
-  if (lastEventId === undefined) return Effect.succeed(after ?? 0)
-  const position = decodePosition(lastEventId)
-  return position._tag === "Success"
-    ? Effect.succeed(position.success)
-    : Effect.fail(
-      new InvalidRequest({
-        message: `Last-Event-ID must be a position: digits only, a whole number from 0 to ${Number.MAX_SAFE_INTEGER}.`
-      })
-    )
+export const proposalAnswer = (bytes: string, hash: string, ifNoneMatch: string | undefined) => {
+  const etag = `"${hash}"`
+  return ifNoneMatch?.split(",").some((tag) => tag.trim() === etag) === true
+    ? HttpServerResponse.empty({ status: 304, headers: { etag } })
+    : HttpServerResponse.text(bytes, { contentType: "application/json", headers: { etag } })
 }
 
 /**
@@ -155,11 +147,7 @@ export const JobsHttpLive = HttpApiBuilder.group(PreviewApi, "Jobs", (handlers) 
     const links = yield* ApprovalLinks
     const publicUrl = yield* PublicUrl.make
     const draining = yield* Draining
-    const streams = yield* EventStream.make({
-      heartbeat: yield* EventStream.HeartbeatInterval,
-      maxPerAccount: yield* EventStream.MaxStreamsPerAccount,
-      draining
-    })
+    const streams = yield* EventStream.OpenStreams
     const handover = yield* StreamProcess
     if (handover !== undefined) yield* Effect.forkScoped(Effect.andThen(Deferred.await(draining), handover.drain))
 
@@ -178,7 +166,7 @@ export const JobsHttpLive = HttpApiBuilder.group(PreviewApi, "Jobs", (handlers) 
     ) =>
       Effect.gen(function*() {
         const principal = yield* CurrentPrincipal
-        const after = yield* cursorOf(options.lastEventId, options.after)
+        const after = yield* EventStream.cursorOf(options.lastEventId, options.after)
         if (EventStream.wantsEventStream(request.headers.accept)) {
           const response = NodeHttpServerRequest.toServerResponse(request)
           if (handover !== undefined && "chunkedEncoding" in response) {
@@ -275,13 +263,7 @@ export const JobsHttpLive = HttpApiBuilder.group(PreviewApi, "Jobs", (handlers) 
           const principal = yield* CurrentPrincipal
           yield* named(params)
           const bytes = yield* wire(proposals.document(principal.accountId, params.id, params.hash))
-          const etag = `"${params.hash}"`
-          const matches = request.headers["if-none-match"]?.split(",").some((tag) =>
-            tag.trim() === etag
-          ) === true
-          return matches
-            ? HttpServerResponse.empty({ status: 304, headers: { etag } })
-            : HttpServerResponse.text(bytes, { contentType: "application/json", headers: { etag } })
+          return proposalAnswer(bytes, params.hash, request.headers["if-none-match"])
         }))
       .handle("createApproval", ({ params, payload }) =>
         Effect.flatMap(CurrentPrincipal, (principal) =>

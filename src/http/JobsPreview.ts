@@ -5,6 +5,7 @@ import * as Layer from "effect/Layer"
 import { ApprovalPageLive } from "./ApprovalPage.ts"
 import * as AuthenticationHttp from "./AuthenticationHttp.ts"
 import * as Draining from "./Draining.ts"
+import * as EventStream from "./EventStream.ts"
 import { PreviewApi } from "./JobsApi.ts"
 import { JobsFallbackLive } from "./JobsFallback.ts"
 import { JobsHttpLive } from "./JobsHttp.ts"
@@ -29,7 +30,7 @@ export const PreviewRoutesLive = Layer.mergeAll(
   OtherRoutesLive,
   ApprovalPageLive,
   JobsFallbackLive
-)
+).pipe(Layer.provide(EventStream.layer))
 
 /** Event streams end as the service begins to stop (see `Draining`). */
 export const PreviewHttpLive = Draining.drained(HttpRouter.serve(PreviewRoutesLive, serveOptions))
