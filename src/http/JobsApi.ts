@@ -28,7 +28,7 @@ import {
 import { EventPage, JobAsOf } from "../schema/JobEvent.ts"
 import { JobId } from "../schema/JobRef.ts"
 import { Approval, ApprovalRequest, ProposalDocument, ProposalHash } from "../schema/Proposal.ts"
-import { PositionText, WholeNumberText } from "../schema/Query.ts"
+import { digits, PositionText, WholeNumberText } from "../schema/Query.ts"
 import { Api } from "./Api.ts"
 import { Authentication, RequiredScope } from "./Authentication.ts"
 import { exactDocument } from "./JobsDocument.ts"
@@ -244,8 +244,8 @@ export const createApprovalLink = HttpApiEndpoint.post("createApprovalLink", "/v
 })).annotateMerge(withParameters(idempotencyKey)).annotate(RequiredScope, "approvals:write")
   .middleware(RequestDecoding).middleware(Idempotent)
 
-/** A position as a header carries it: digits only, no leading zero, at most 2^53 - 1. */
-const positionPattern = "^(0|[1-9][0-9]{0,15})$"
+/** A position as a header carries it: digits only, no leading zero (and, the server checks, at most 2^53 - 1). */
+const positionPattern = digits.source
 
 const eventParameters = [
   parameter(

@@ -1,4 +1,6 @@
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as HttpApi from "effect/http-api/HttpApi"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerError from "effect/http/HttpServerError"
 import type { HttpServerRequest } from "effect/http/HttpServerRequest"
@@ -7,33 +9,40 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { Forbidden, Unauthorized } from "../schema/ApiErrors.ts"
 import type { Scope } from "../schema/ApiKey.ts"
+import { RequiredScope } from "./Authentication.ts"
 import { makeCheck } from "./AuthenticationHttp.ts"
+import { JobsApi, PreviewApi } from "./JobsApi.ts"
 
 /**
  * What the router cannot route on a Job API path, answered as the API answers: a method the path does
  * not serve is 405 with `Allow` (as the waitlist's path does); a path the router cannot match although
- * it has an operation's shape (a percent-encoding that does not decode, a segment longer than the
- * router takes) is checked like any request (401, 403) and then names nothing: 404 `not_found`.
+ * it has an operation's shape (a percent-encoding that does not decode) is checked like any request (401, 403) and then names nothing: 404 `not_found`.
  */
 
 interface Shape {
   readonly path: RegExp
   /** The methods the path serves, each with the scopes that may use it (any one). */
-  readonly methods: Readonly<Record<string, ReadonlyArray<Scope>>>
+  readonly methods: Record<string, ReadonlyArray<Scope>>
 }
 
-const read: ReadonlyArray<Scope> = ["jobs:read"]
-const write: ReadonlyArray<Scope> = ["jobs:write"]
-
-const shapes: ReadonlyArray<Shape> = [
-  { path: /^\/v1\/jobs$/, methods: { GET: read, POST: write } },
-  { path: /^\/v1\/events$/, methods: { GET: read } },
-  { path: /^\/v1\/jobs\/[^/]+$/, methods: { GET: read } },
-  { path: /^\/v1\/jobs\/[^/]+\/(?:constraints|input|cancel)$/, methods: { POST: write } },
-  { path: /^\/v1\/jobs\/[^/]+\/(?:approvals|approval-links)$/, methods: { POST: ["approvals:write"] } },
-  { path: /^\/v1\/jobs\/[^/]+\/events$/, methods: { GET: read } },
-  { path: /^\/v1\/jobs\/[^/]+\/proposals\/[^/]+$/, methods: { GET: ["jobs:read", "approvals:write"] } }
-]
+/** The Job API's paths, the methods each serves and their scopes, as its definition declares them. */
+const shapes: ReadonlyArray<Shape> = (() => {
+  const byPath = new Map<string, Shape>()
+  HttpApi.reflect(PreviewApi, {
+    predicate: ({ group }) => group.identifier === JobsApi.identifier,
+    onGroup: () => undefined,
+    onEndpoint: ({ endpoint, mergedAnnotations }) => {
+      const shape = byPath.get(endpoint.path) ?? {
+        path: new RegExp(`^${endpoint.path.replace(/:[^/]+/g, "[^/]+")}$`),
+        methods: {}
+      }
+      const scope = Context.getOption(mergedAnnotations, RequiredScope)
+      shape.methods[endpoint.method] = Option.isNone(scope) ? [] : [scope.value].flat()
+      byPath.set(endpoint.path, shape)
+    }
+  })
+  return [...byPath.values()]
+})()
 
 const json = (status: number, error: string, message: string, headers: Record<string, string> = {}) =>
   HttpServerResponse.jsonUnsafe({ error, message }, { status, headers })
@@ -53,7 +62,7 @@ export const JobsFallbackLive = HttpRouter.middleware<{ handles: HttpServerError
         const method = request.method === "HEAD" ? "GET" : request.method
         const scopes = shape.methods[method]
         if (scopes === undefined) {
-          const allow = Object.keys(shape.methods).join(", ")
+          const allow = Object.keys(shape.methods).sort().join(", ")
           return json(405, "method_not_allowed", `This path serves ${allow} only.`, { allow })
         }
         const credential = bearer.exec(request.headers.authorization ?? "")?.[1]

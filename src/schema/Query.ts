@@ -1,7 +1,8 @@
 import * as Schema from "effect/Schema"
 import * as SchemaTransformation from "effect/SchemaTransformation"
 
-const digits = /^(0|[1-9][0-9]{0,15})$/
+/** Decimal digits, no sign, exponent, space or leading zero: the shape of every whole number in a query or header. */
+export const digits = /^(0|[1-9][0-9]{0,15})$/
 
 /**
  * A whole number as a query parameter or header carries it: decimal digits only (no sign, exponent,
