@@ -229,7 +229,9 @@ const suite = <E>(name: string, services: Layer.Layer<JobServices, E>) =>
           )
           // The requests reached past the first checks: some were served, some refused for what they said.
           const seen = [...statuses.keys()]
-          for (const status of [200, 401, 404, 405, 422]) assert.include(seen, status, JSON.stringify([...statuses]))
+          for (const status of [200, 401, 403, 404, 405, 422]) {
+            assert.include(seen, status, JSON.stringify([...statuses]))
+          }
         }),
       { timeout: 240_000 }
     )

@@ -8,6 +8,7 @@ import { readEventStream } from "./support/Events.ts"
 import { baseUrl, send, serverWith } from "./support/Http.ts"
 import type { RawResponse } from "./support/Http.ts"
 import {
+  budget,
   call,
   expectError,
   newIdempotencyKey,
@@ -30,7 +31,6 @@ import * as TestDatabase from "./support/TestDatabase.ts"
  */
 
 const clear = "Book a table for 4 at an Italian restaurant in Lisbon next Friday at 8pm"
-const budget = { type: "budget", max: { amount: "200.00", currency: "EUR" } }
 
 /** Every request line the log wrote, in order. */
 const logged: Array<string> = []
@@ -224,11 +224,11 @@ const behaviour = <E>(name: string, services: Layer.Layer<JobServices, E>) =>
           assert.include(page.body, job.proposal.document.offer.title)
           assert.include(page.body, `${job.proposal.document.spend.amount} ${job.proposal.document.spend.currency}`)
           // Each interpreted fact with the words it came from.
-          for (
-            const constraint
-              of (job.constraints as ReadonlyArray<{ source: string; evidence: ReadonlyArray<{ text: string }> }>)
-                .filter((c) => c.source === "interpreted")
-          ) {
+          const interpreted = (job.constraints as ReadonlyArray<
+            { source: string; evidence: ReadonlyArray<{ text: string }> }
+          >).filter((c) => c.source === "interpreted")
+          assert.isNotEmpty(interpreted)
+          for (const constraint of interpreted) {
             for (const span of constraint.evidence) assert.include(page.body, `“${span.text}”`)
           }
           assert.match(page.body, /<button type="submit" name="decision" value="approve"[^>]*>Approve<\/button>/)

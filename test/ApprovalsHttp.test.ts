@@ -7,6 +7,7 @@ import { SandboxLedger } from "../src/services/providers/Sandbox.ts"
 import { baseUrl } from "./support/Http.ts"
 import type { RawResponse } from "./support/Http.ts"
 import {
+  budget,
   call,
   newIdempotencyKey,
   newKey,
@@ -27,7 +28,6 @@ import * as TestDatabase from "./support/TestDatabase.ts"
  */
 
 const clear = "Book a table for 4 at an Italian restaurant in Lisbon next Friday at 8pm"
-const budget = { type: "budget", max: { amount: "200.00", currency: "EUR" } }
 const directive = (name: string) => ({ type: "note", text: `sandbox:${name}` })
 
 const expectError = (response: RawResponse, status: number, code: string) => {

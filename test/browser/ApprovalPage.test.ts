@@ -7,6 +7,7 @@ import { chromium } from "playwright-core"
 import type { Browser, Page } from "playwright-core"
 import { baseUrl } from "../support/Http.ts"
 import {
+  budget,
   call,
   newIdempotencyKey,
   newKey,
@@ -28,7 +29,6 @@ const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
 const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
 
 const request = "Book a table for 4 at an Italian restaurant in Lisbon next Friday at 8pm"
-const budget = { type: "budget", max: { amount: "200.00", currency: "EUR" } }
 const desktop = { width: 1280, height: 900 }
 const phone = { width: 375, height: 812 }
 

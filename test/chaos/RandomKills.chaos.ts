@@ -332,7 +332,7 @@ describe("three runners under load, a random one SIGKILLed every 5 s for 2 minut
     assert.strictEqual(effects, completed.length, "no side effect but the completed Jobs'")
     assert.deepStrictEqual(lost, [], "every address answered 200 is stored")
     // What makes the run mean something: the kills happened, slow Jobs were among them, every process took writes.
-    assert.strictEqual(figures.kills, killFor / killEvery)
+    assert.isAbove(figures.kills - figures.killedStarting, 0, "processes at work were killed, not only starting ones")
     assert.isAtLeast(figures.restarts, figures.kills)
     assert.isAbove(created.filter((job) => job.slow).length, 0)
     for (const n of waitlist.bySlot) assert.isAbove(n, 0)
