@@ -82,7 +82,8 @@ const exactOperation = (operation: Spec, method: string, path: string): Spec => 
   // Only a path that names something can name nothing.
   if (!path.includes("{")) delete responses["404"]
   if (method === "post") {
-    // Every answer from the claim of the key on is stored and may be replayed.
+    // An answer given after the key's claim is stored and may come back as a replay (a 422 given before
+    // the claim never does: the header is optional).
     for (const status of Object.keys(responses)) {
       if (!["400", "401", "403", "503"].includes(status)) {
         responses[status] = withHeaders(responses[status]!, { "idempotent-replayed": replayed })
