@@ -4,13 +4,13 @@ import * as Command from "effect/cli/Command"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Cli from "./cli/Cli.ts"
-import * as ApiKeysLive from "./services/access/ApiKeysLive.ts"
-import * as SandboxLive from "./services/providers/SandboxLive.ts"
+import * as SqlApiKeys from "./services/access/SqlApiKeys.ts"
+import * as SqlSandbox from "./services/providers/SqlSandbox.ts"
 import * as Database from "./services/store/Database.ts"
 import * as Migrations from "./services/store/Migrations.ts"
-import * as WaitlistLive from "./services/waitlist/WaitlistLive.ts"
+import * as SqlWaitlist from "./services/waitlist/SqlWaitlist.ts"
 
-const StoreLive = Layer.mergeAll(WaitlistLive.layerLive, ApiKeysLive.layerLive, SandboxLive.layerLive).pipe(
+const StoreLive = Layer.mergeAll(SqlWaitlist.layer, SqlApiKeys.layer, SqlSandbox.layer).pipe(
   Layer.provide(Migrations.layer),
   Layer.provideMerge(Database.layerCommand)
 )

@@ -5,12 +5,12 @@ import { NodeServerLive } from "./http/Server.ts"
 import { launch } from "./launch.ts"
 import * as Database from "./services/store/Database.ts"
 import * as Migrations from "./services/store/Migrations.ts"
+import * as SqlWaitlist from "./services/waitlist/SqlWaitlist.ts"
 import * as Waitlist from "./services/waitlist/Waitlist.ts"
-import * as WaitlistLive from "./services/waitlist/WaitlistLive.ts"
 
 const StoreLive = Migrations.layer.pipe(Layer.provideMerge(Database.layer))
 
-const WaitlistServiceLive = Layer.merge(Waitlist.withPause(WaitlistLive.layerLive), Migrations.migrateOnStart)
+const WaitlistServiceLive = Layer.merge(Waitlist.withPause(SqlWaitlist.layer), Migrations.migrateOnStart)
 
 // The store is built before the server listens: a request is never accepted before it can be served.
 JobsGate.layer(() => import("./preview.ts").then((preview) => preview.PreviewLive)).pipe(

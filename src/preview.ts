@@ -2,20 +2,20 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { PreviewHttpLive } from "./http/JobsPreview.ts"
 import * as StreamProcess from "./http/StreamProcess.ts"
-import * as ApiKeysLive from "./services/access/ApiKeysLive.ts"
 import * as Idempotency from "./services/access/Idempotency.ts"
-import * as IdempotencyLive from "./services/access/IdempotencyLive.ts"
+import * as SqlApiKeys from "./services/access/SqlApiKeys.ts"
+import * as SqlIdempotency from "./services/access/SqlIdempotency.ts"
 import * as EventFeed from "./services/events/EventFeed.ts"
-import * as EventSignal from "./services/events/EventSignal.ts"
 import * as Interpreter from "./services/interpreter/Interpreter.ts"
 import * as ApprovalLinks from "./services/jobs/ApprovalLinks.ts"
 import * as Approvals from "./services/jobs/Approvals.ts"
+import * as EventSignal from "./services/jobs/EventSignal.ts"
 import * as Jobs from "./services/jobs/Jobs.ts"
-import * as JobsLive from "./services/jobs/JobsLive.ts"
-import * as JobStoreLive from "./services/jobs/JobStoreLive.ts"
-import * as JobWork from "./services/jobs/JobWork.ts"
-import * as ProposalsLive from "./services/jobs/ProposalsLive.ts"
-import * as Verifier from "./services/jobs/Verifier.ts"
+import * as RunQueue from "./services/jobs/runner/RunQueue.ts"
+import * as Verifier from "./services/jobs/runner/Verifier.ts"
+import * as SqlJobs from "./services/jobs/SqlJobs.ts"
+import * as SqlJobStore from "./services/jobs/SqlJobStore.ts"
+import * as SqlProposals from "./services/jobs/SqlProposals.ts"
 import * as Providers from "./services/providers/Configured.ts"
 
 /**
@@ -27,7 +27,7 @@ import * as Providers from "./services/providers/Configured.ts"
 // The background work is built in the background: the service starts while its database is down. The
 // engine's modules are loaded only then (effect/cluster: 11 MB).
 const RunnerLive = Layer.unwrap(
-  Effect.promise(() => import("./services/jobs/JobRunner.ts")).pipe(
+  Effect.promise(() => import("./services/jobs/runner/JobRunner.ts")).pipe(
     Effect.map((JobRunner) =>
       JobRunner.inBackground(
         JobRunner.layer().pipe(Layer.provide(JobRunner.engine), Layer.provide(Interpreter.layer))
@@ -45,18 +45,18 @@ export const JobServicesLive = Layer.mergeAll(
   .pipe(
     Layer.provideMerge(
       Layer.mergeAll(
-        JobsLive.layerLive,
-        ProposalsLive.layerLive,
+        SqlJobs.layer,
+        SqlProposals.layer,
         Approvals.layerLive,
         ApprovalLinks.layer,
-        JobStoreLive.layerLive,
+        SqlJobStore.layer,
         Verifier.layer,
-        IdempotencyLive.layerLive,
-        ApiKeysLive.layerLive
+        SqlIdempotency.layer,
+        SqlApiKeys.layer
       )
     ),
     Layer.provideMerge(Providers.layer),
-    Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layer))
+    Layer.provideMerge(Layer.merge(RunQueue.layer, EventSignal.layer))
   )
 
 export const PreviewLive = PreviewHttpLive.pipe(

@@ -7,9 +7,9 @@ import * as EventStream from "./http/EventStream.ts"
 import type { FromStreams, ToStreams } from "./http/StreamProcess.ts"
 import { launch } from "./launch.ts"
 import * as EventFeed from "./services/events/EventFeed.ts"
-import * as EventSignal from "./services/events/EventSignal.ts"
-import * as JobsLive from "./services/jobs/JobsLive.ts"
-import * as JobWork from "./services/jobs/JobWork.ts"
+import * as EventSignal from "./services/jobs/EventSignal.ts"
+import * as RunQueue from "./services/jobs/runner/RunQueue.ts"
+import * as SqlJobs from "./services/jobs/SqlJobs.ts"
 import * as Database from "./services/store/Database.ts"
 import * as Migrations from "./services/store/Migrations.ts"
 
@@ -62,8 +62,8 @@ process.once("disconnect", () => process.kill(process.pid, "SIGTERM"))
 
 StreamsLive.pipe(
   Layer.provide(EventFeed.layer),
-  Layer.provide(JobsLive.layerLive),
-  Layer.provide(Layer.merge(JobWork.layer, EventSignal.layerLive)),
+  Layer.provide(SqlJobs.layer),
+  Layer.provide(Layer.merge(RunQueue.layer, EventSignal.layerListen)),
   Layer.provide(Migrations.layer.pipe(Layer.provideMerge(Database.layer))),
   Layer.provide(Logger.layer([Logger.consoleJson])),
   launch

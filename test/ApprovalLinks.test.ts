@@ -5,20 +5,20 @@ import { toWire } from "../src/http/JobsHttp.ts"
 import type { AccountId, ApiKeyId, Principal } from "../src/schema/ApiKey.ts"
 import { tokenPattern } from "../src/schema/ApprovalLink.ts"
 import type { ProposalHash } from "../src/schema/Proposal.ts"
-import * as EventSignal from "../src/services/events/EventSignal.ts"
 import type { Interpretation } from "../src/services/interpreter/Interpreter.ts"
 import * as ApprovalLinks from "../src/services/jobs/ApprovalLinks.ts"
 import * as Approvals from "../src/services/jobs/Approvals.ts"
-import type { JobFailure } from "../src/services/jobs/JobErrors.ts"
+import * as EventSignal from "../src/services/jobs/EventSignal.ts"
 import * as Jobs from "../src/services/jobs/Jobs.ts"
-import * as JobsLive from "../src/services/jobs/JobsLive.ts"
-import * as JobsTest from "../src/services/jobs/JobsTest.ts"
-import * as JobWork from "../src/services/jobs/JobWork.ts"
+import * as MemoryJobs from "../src/services/jobs/MemoryJobs.ts"
+import * as MemoryProposals from "../src/services/jobs/MemoryProposals.ts"
 import * as Proposals from "../src/services/jobs/Proposals.ts"
-import * as ProposalsLive from "../src/services/jobs/ProposalsLive.ts"
-import * as ProposalsTest from "../src/services/jobs/ProposalsTest.ts"
-import * as SandboxLive from "../src/services/providers/SandboxLive.ts"
-import * as SandboxTest from "../src/services/providers/SandboxTest.ts"
+import type { JobFailure } from "../src/services/jobs/rules/JobErrors.ts"
+import * as RunQueue from "../src/services/jobs/runner/RunQueue.ts"
+import * as SqlJobs from "../src/services/jobs/SqlJobs.ts"
+import * as SqlProposals from "../src/services/jobs/SqlProposals.ts"
+import * as MemorySandbox from "../src/services/providers/MemorySandbox.ts"
+import * as SqlSandbox from "../src/services/providers/SqlSandbox.ts"
 import * as Database from "../src/services/store/Database.ts"
 import * as Migrations from "../src/services/store/Migrations.ts"
 import { publishedEvents } from "./support/JobEvents.ts"
@@ -34,24 +34,24 @@ import * as TestDatabase from "./support/TestDatabase.ts"
 const config = { PROPOSAL_TTL: "2 seconds" }
 
 const memory = Layer.mergeAll(
-  JobsTest.layerTest,
-  ProposalsTest.layerTest,
+  MemoryJobs.layerMemory,
+  MemoryProposals.layerMemory,
   Approvals.layerTest,
   ApprovalLinks.layerMemory
 ).pipe(
-  Layer.provideMerge(SandboxTest.layerTest),
-  Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layerTest)),
+  Layer.provideMerge(MemorySandbox.layerMemory),
+  Layer.provideMerge(Layer.merge(RunQueue.layer, EventSignal.layerInProcess)),
   Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown(config)))
 )
 
 const sql = Layer.mergeAll(
-  JobsLive.layerLive,
-  ProposalsLive.layerLive,
+  SqlJobs.layer,
+  SqlProposals.layer,
   Approvals.layerLive,
   ApprovalLinks.layer
 ).pipe(
-  Layer.provideMerge(SandboxLive.layerLive),
-  Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layer)),
+  Layer.provideMerge(SqlSandbox.layer),
+  Layer.provideMerge(Layer.merge(RunQueue.layer, EventSignal.layer)),
   Layer.provide(Migrations.layer),
   Layer.provideMerge(Database.layer),
   Layer.provide(TestDatabase.configLayer(config))
@@ -98,7 +98,7 @@ const planned = Effect.gen(function*() {
 const behaviour = <Extra = never>(
   name: string,
   layerUnderTest: Layer.Layer<
-    Jobs.Jobs | Proposals.Proposals | Approvals.Approvals | ApprovalLinks.ApprovalLinks | JobWork.JobWork | Extra,
+    Jobs.Jobs | Proposals.Proposals | Approvals.Approvals | ApprovalLinks.ApprovalLinks | RunQueue.RunQueue | Extra,
     unknown
   >,
   /** What the store holds of a link, as text (the SQL layer's row). */

@@ -3,7 +3,7 @@ import { Effect, Layer } from "effect"
 import { PreviewHttpLive } from "../src/http/JobsPreview.ts"
 import * as RequestLog from "../src/http/RequestLog.ts"
 import { nodeServer } from "../src/http/Server.ts"
-import * as WaitlistTest from "../src/services/waitlist/WaitlistTest.ts"
+import * as MemoryWaitlist from "../src/services/waitlist/MemoryWaitlist.ts"
 import { readEventStream } from "./support/Events.ts"
 import { baseUrl, send, serverWith } from "./support/Http.ts"
 import type { RawResponse } from "./support/Http.ts"
@@ -43,7 +43,7 @@ const server = <E, R>(services: Layer.Layer<JobServices, E, R>) =>
       RequestLog.make((chunk) => logged.push(...chunk.trim().split("\n"))),
       (log) => nodeServer({ host: "127.0.0.1", port: 0 }, log)
     ))),
-    Layer.provide(WaitlistTest.layerTest)
+    Layer.provide(MemoryWaitlist.layerMemory)
   )
 
 /** A Job with an open proposal, waiting for a decision. */
@@ -492,7 +492,7 @@ describe("approval links over HTTP", () => {
   behaviour(`on ${TestDatabase.kind}`, servicesLive(undefined, config, quickTiming))
 })
 
-layer(serverWith(WaitlistTest.layerTest), { excludeTestServices: true })("with the preview off", (it) => {
+layer(serverWith(MemoryWaitlist.layerMemory), { excludeTestServices: true })("with the preview off", (it) => {
   it.effect("no page is served: /approve/ answers as any unknown path", () =>
     Effect.gen(function*() {
       const url = yield* baseUrl

@@ -2,8 +2,8 @@ import { assert, layer } from "@effect/vitest"
 import { Effect, Layer, Schema } from "effect"
 import { execFile } from "node:child_process"
 import { Email } from "../src/schema/Waitlist.ts"
+import { layerMigrated as waitlistOnStore } from "../src/services/waitlist/SqlWaitlist.ts"
 import { Waitlist } from "../src/services/waitlist/Waitlist.ts"
-import { layer as waitlistOnStore } from "../src/services/waitlist/WaitlistLive.ts"
 import * as TestDatabase from "./support/TestDatabase.ts"
 
 /** The command line as an operator runs it, in its own process, on the given store. */

@@ -6,8 +6,8 @@ import type { SqlClient } from "effect/sql"
 import { performance } from "node:perf_hooks"
 import * as Database from "../src/services/store/Database.ts"
 import * as Migrations from "../src/services/store/Migrations.ts"
+import * as SqlWaitlist from "../src/services/waitlist/SqlWaitlist.ts"
 import { Waitlist } from "../src/services/waitlist/Waitlist.ts"
-import { layerLive } from "../src/services/waitlist/WaitlistLive.ts"
 import type { RawResponse } from "./support/Http.ts"
 import { baseUrl, join, serverWith } from "./support/Http.ts"
 import * as TcpProxy from "./support/TcpProxy.ts"
@@ -100,7 +100,7 @@ const serviceConfig = ConfigProvider.layer(Effect.gen(function*() {
  * instance is exposed to the tests.
  */
 const stack = (initial: TcpProxy.Mode) => {
-  const waitlist = Layer.merge(layerLive, Migrations.migrateOnStart).pipe(
+  const waitlist = Layer.merge(SqlWaitlist.layer, Migrations.migrateOnStart).pipe(
     Layer.provide(Migrations.layer),
     Layer.provideMerge(Database.layer),
     Layer.provide(serviceConfig)

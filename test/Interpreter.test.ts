@@ -5,7 +5,7 @@ import fc from "fast-check"
 import type { ConstraintInput } from "../src/schema/Constraint.ts"
 import { decodeConstraintInput, Evidence, questionId } from "../src/schema/Constraint.ts"
 import type { Answer, Interpretation, InterpretInput } from "../src/services/interpreter/Interpreter.ts"
-import { Interpreter, interpretRequest, layerLive, layerTest } from "../src/services/interpreter/Interpreter.ts"
+import { Interpreter, interpretRequest, layerOffline, layerScripted } from "../src/services/interpreter/Interpreter.ts"
 import { mentionsIn } from "../src/services/interpreter/Mentions.ts"
 import { answered } from "./interpreter/Answers.ts"
 import type { Case, Facts } from "./interpreter/Table.ts"
@@ -155,8 +155,8 @@ const runTable = (name: string, interpreterLayer: Layer.Layer<Interpreter>) =>
   })
 
 describe("Interpreter: the table", () => {
-  runTable("layerLive", layerLive)
-  runTable("layerTest", layerTest())
+  runTable("layerOffline", layerOffline)
+  runTable("layerScripted", layerScripted())
 })
 
 const lisbon: ConstraintInput = { type: "timezone", zone: "Europe/Lisbon" }
@@ -275,7 +275,7 @@ describe("Interpreter: layers", () => {
     createdAt
   }
 
-  layer(layerLive)("layerLive", (it) => {
+  layer(layerOffline)("layerOffline", (it) => {
     it.effect("is the rule-based reader", () =>
       Effect.gen(function*() {
         const interpreter = yield* Interpreter
@@ -299,12 +299,12 @@ describe("Interpreter: layers", () => {
     questions: [{ id: "q_objective", text: "What would you like done?" }]
   }
   layer(
-    layerTest({
+    layerScripted({
       [input.request]: scripted,
       "by function": (i) => interpretRequest({ ...i, request: "hello" })
     })
   )(
-    "layerTest",
+    "layerScripted",
     (it) => {
       it.effect("answers the script for a scripted request and reads the rest", () =>
         Effect.gen(function*() {

@@ -5,10 +5,10 @@ import type { AccountId } from "../src/schema/ApiKey.ts"
 import type { Job, JobId } from "../src/schema/Job.ts"
 import type { JobEvent } from "../src/schema/JobEvent.ts"
 import type { Interpretation } from "../src/services/interpreter/Interpreter.ts"
-import * as JobFold from "../src/services/jobs/JobFold.ts"
-import * as JobLifecycle from "../src/services/jobs/JobLifecycle.ts"
-import type { Change, JobRecord } from "../src/services/jobs/JobRecord.ts"
-import { fromStored } from "../src/services/jobs/JobRecord.ts"
+import * as EventFold from "../src/services/jobs/rules/EventFold.ts"
+import type { Change, JobRecord } from "../src/services/jobs/rules/JobRecord.ts"
+import { fromStored } from "../src/services/jobs/rules/JobRecord.ts"
+import * as Revision from "../src/services/jobs/rules/Revision.ts"
 
 /**
  * The point-in-time view folds a Job's events: for every change the rules make, the fold of its
@@ -47,21 +47,21 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 
 const apply = (record: JobRecord, s: Step, now: string): Change | undefined => {
   const result = s._tag === "constraints"
-    ? JobLifecycle.changeConstraints(record, { jobRevision: record.revision, constraints: s.notes.map(note) }, now)
+    ? Revision.changeConstraints(record, { jobRevision: record.revision, constraints: s.notes.map(note) }, now)
     : s._tag === "answer"
-    ? JobLifecycle.answer(record, {
+    ? Revision.answer(record, {
       jobRevision: record.revision,
       answers: Object.fromEntries((s.all ? record.questions : record.questions.slice(0, 1)).map((q) => [q.id, "soon"]))
     }, now)
     : s._tag === "cancel"
-    ? JobLifecycle.cancel(record, now)
+    ? Revision.cancel(record, now)
     : Result.succeed(
-      JobLifecycle.interpreted(record, record.revision, s.questions.length ? asking(s.questions) : understood, now)
+      Revision.interpreted(record, record.revision, s.questions.length ? asking(s.questions) : understood, now)
     )
   return Result.isSuccess(result) ? result.success : undefined
 }
 
-describe("JobFold.fold", () => {
+describe("EventFold.fold", () => {
   it("gives, for every change, the Job the change leaves", () =>
     fc.assert(
       fc.property(fc.array(step, { maxLength: 25 }), (steps) => {
@@ -76,19 +76,19 @@ describe("JobFold.fold", () => {
             occurredAt: at
           }))
         const start = new Date(Date.UTC(2026, 10, 24)).getTime()
-        const created = JobLifecycle.create("job_1" as JobId, "acct" as AccountId, {
+        const created = Revision.create("job_1" as JobId, "acct" as AccountId, {
           request: "A table",
           constraints: [note("a")]
         }, new Date(start).toISOString())
         let record = created.record
-        let view: Job | undefined = JobFold.fold(undefined, eventsOf(created, record.updatedAt))
-        assert.deepStrictEqual(view, JobLifecycle.toView(record))
+        let view: Job | undefined = EventFold.fold(undefined, eventsOf(created, record.updatedAt))
+        assert.deepStrictEqual(view, Revision.toView(record))
         steps.forEach((s, i) => {
           const change = apply(record, s, new Date(start + 1000 * (i + 1)).toISOString())
           if (change === undefined || change.events.length === 0) return
           record = change.record
-          view = JobFold.fold(view, eventsOf(change, record.updatedAt))
-          assert.deepStrictEqual(view, JobLifecycle.toView(record), `after ${JSON.stringify(s)}`)
+          view = EventFold.fold(view, eventsOf(change, record.updatedAt))
+          assert.deepStrictEqual(view, Revision.toView(record), `after ${JSON.stringify(s)}`)
         })
       }),
       { numRuns: 500 }
@@ -97,13 +97,13 @@ describe("JobFold.fold", () => {
 
 describe("JobRecord.fromStored", () => {
   it("reads an answer stored without the revision it made as made by the record's revision", () => {
-    const created = JobLifecycle.create("job_1" as JobId, "acct" as AccountId, {
+    const created = Revision.create("job_1" as JobId, "acct" as AccountId, {
       request: "A table",
       constraints: []
     }, "2026-11-24T00:00:00.000Z").record
-    const asked = JobLifecycle.interpreted(created, 1, asking(["q_date", "q_time"]), "2026-11-24T00:00:01.000Z").record
+    const asked = Revision.interpreted(created, 1, asking(["q_date", "q_time"]), "2026-11-24T00:00:01.000Z").record
     const partly = Result.getOrThrow(
-      JobLifecycle.answer(asked, { jobRevision: 1, answers: { q_date: "Friday" } }, "2026-11-24T00:00:02.000Z")
+      Revision.answer(asked, { jobRevision: 1, answers: { q_date: "Friday" } }, "2026-11-24T00:00:02.000Z")
     ).record
     assert.deepStrictEqual(partly.answers.map((answer) => answer.revision), [2])
     // As stored before answers carried their revision.
@@ -114,7 +114,7 @@ describe("JobRecord.fromStored", () => {
     const read = fromStored(stored)
     assert.deepStrictEqual(read.answers, partly.answers)
     const next = Result.getOrThrow(
-      JobLifecycle.answer(read, { jobRevision: 2, answers: { q_time: "8pm" } }, "2026-11-24T00:00:03.000Z")
+      Revision.answer(read, { jobRevision: 2, answers: { q_time: "8pm" } }, "2026-11-24T00:00:03.000Z")
     ).record
     assert.deepStrictEqual(next.answers.map((answer) => `${answer.questionId}@${answer.revision}`), [
       "q_date@2",

@@ -7,14 +7,14 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Duration, Effect, Exit, Layer, Scope } from "effect"
 import type { AccountId, ApiKeyId, Principal } from "../src/schema/ApiKey.ts"
 import type { Job, JobId } from "../src/schema/Job.ts"
-import * as EventSignal from "../src/services/events/EventSignal.ts"
 import * as Interpreter from "../src/services/interpreter/Interpreter.ts"
 import { Approvals } from "../src/services/jobs/Approvals.ts"
-import * as JobRunner from "../src/services/jobs/JobRunner.ts"
+import * as EventSignal from "../src/services/jobs/EventSignal.ts"
 import { Jobs } from "../src/services/jobs/Jobs.ts"
-import * as JobsLive from "../src/services/jobs/JobsLive.ts"
-import * as JobWork from "../src/services/jobs/JobWork.ts"
-import * as WorkTiming from "../src/services/jobs/WorkTiming.ts"
+import * as JobRunner from "../src/services/jobs/runner/JobRunner.ts"
+import * as RunQueue from "../src/services/jobs/runner/RunQueue.ts"
+import * as Timing from "../src/services/jobs/runner/Timing.ts"
+import * as SqlJobs from "../src/services/jobs/SqlJobs.ts"
 import { SandboxLedger } from "../src/services/providers/Sandbox.ts"
 import * as Database from "../src/services/store/Database.ts"
 import * as Migrations from "../src/services/store/Migrations.ts"
@@ -40,9 +40,9 @@ const runsOf = (job: Job) => [...ran].filter(([key]) => key.startsWith(`${job.id
 const shapeV2 = observed(JobRunner.shapeV2)
 const shapeV1 = observed(JobRunner.shapeV1)
 
-const stores = Layer.mergeAll(JobsLive.layerLive, partsLive).pipe(
-  Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layer)),
-  Layer.provideMerge(Interpreter.layerLive),
+const stores = Layer.mergeAll(SqlJobs.layer, partsLive).pipe(
+  Layer.provideMerge(Layer.merge(RunQueue.layer, EventSignal.layer)),
+  Layer.provideMerge(Interpreter.layerOffline),
   Layer.provide(Migrations.layer),
   Layer.provideMerge(Database.layer),
   Layer.provideMerge(TestDatabase.configLayer({ PROPOSAL_TTL: "3 seconds" }))
@@ -107,7 +107,7 @@ const deploy = (shapes: JobRunner.RunShapes) =>
     yield* Layer.buildWithScope(
       JobRunner.layer({ shapes }).pipe(
         Layer.provide(
-          Layer.succeed(WorkTiming.WorkTiming)({ ...WorkTiming.production, sweepInterval: Duration.seconds(1) })
+          Layer.succeed(Timing.Timing)({ ...Timing.production, sweepInterval: Duration.seconds(1) })
         ),
         Layer.provideMerge(JobRunner.engine)
       ),

@@ -4,10 +4,10 @@ import type * as WorkflowEngine from "effect/workflow/WorkflowEngine"
 import type { AccountId } from "../src/schema/ApiKey.ts"
 import type { Job, JobId } from "../src/schema/Job.ts"
 import * as Interpreter from "../src/services/interpreter/Interpreter.ts"
-import * as JobRunner from "../src/services/jobs/JobRunner.ts"
 import * as Jobs from "../src/services/jobs/Jobs.ts"
+import * as JobRunner from "../src/services/jobs/runner/JobRunner.ts"
+import * as MemorySandbox from "../src/services/providers/MemorySandbox.ts"
 import { ProviderPermanent, Providers, ProviderTransient } from "../src/services/providers/Provider.ts"
-import * as SandboxTest from "../src/services/providers/SandboxTest.ts"
 import { partsTestWith, servicesLive, servicesTest } from "./support/JobsHttp.ts"
 import type { JobServices } from "./support/JobsHttp.ts"
 import * as TestDatabase from "./support/TestDatabase.ts"
@@ -17,7 +17,7 @@ const asking = "Book a table for 4 at an Italian restaurant in Lisbon"
 const twoQuestions = "Book a table somewhere"
 
 /** Asks two questions for `twoQuestions`, so that an answer can leave one open. */
-const interpreter = Interpreter.layerTest({
+const interpreter = Interpreter.layerScripted({
   [twoQuestions]: (input) =>
     input.answers.length >= 2
       ? { _tag: "Understood", objective: { kind: "reservation", summary: "A table" }, constraints: [] }
@@ -128,7 +128,7 @@ const quoting = (mode: { readonly failures: number } | "refused") =>
         return sandbox.quote(request)
       }
     }
-  })).pipe(Layer.provideMerge(SandboxTest.layerTest))
+  })).pipe(Layer.provideMerge(MemorySandbox.layerMemory))
 
 layer(servicesTest(undefined, {}, partsTestWith(quoting({ failures: 3 }))), {
   timeout: "60 seconds",

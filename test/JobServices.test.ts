@@ -6,28 +6,28 @@ import type { AccountId, ApiKeyId } from "../src/schema/ApiKey.ts"
 import { Unavailable } from "../src/schema/Errors.ts"
 import type { JobId } from "../src/schema/Job.ts"
 import type { ProposalHash } from "../src/schema/Proposal.ts"
-import * as ApiKeysLive from "../src/services/access/ApiKeysLive.ts"
-import * as ApiKeysTest from "../src/services/access/ApiKeysTest.ts"
 import * as Idempotency from "../src/services/access/Idempotency.ts"
-import * as IdempotencyLive from "../src/services/access/IdempotencyLive.ts"
-import * as IdempotencyTest from "../src/services/access/IdempotencyTest.ts"
-import * as EventSignal from "../src/services/events/EventSignal.ts"
+import * as MemoryApiKeys from "../src/services/access/MemoryApiKeys.ts"
+import * as MemoryIdempotency from "../src/services/access/MemoryIdempotency.ts"
+import * as SqlApiKeys from "../src/services/access/SqlApiKeys.ts"
+import * as SqlIdempotency from "../src/services/access/SqlIdempotency.ts"
 import type { Interpretation } from "../src/services/interpreter/Interpreter.ts"
 import * as Approvals from "../src/services/jobs/Approvals.ts"
-import type { JobFailure } from "../src/services/jobs/JobErrors.ts"
-import { RejectedInput, StaleRevision, UnknownJob, WrongState } from "../src/services/jobs/JobErrors.ts"
+import * as EventSignal from "../src/services/jobs/EventSignal.ts"
 import * as Jobs from "../src/services/jobs/Jobs.ts"
-import * as JobsLive from "../src/services/jobs/JobsLive.ts"
-import * as JobsTest from "../src/services/jobs/JobsTest.ts"
-import * as JobWork from "../src/services/jobs/JobWork.ts"
+import * as MemoryJobs from "../src/services/jobs/MemoryJobs.ts"
+import * as MemoryProposals from "../src/services/jobs/MemoryProposals.ts"
 import * as Proposals from "../src/services/jobs/Proposals.ts"
-import * as ProposalsLive from "../src/services/jobs/ProposalsLive.ts"
-import * as ProposalsTest from "../src/services/jobs/ProposalsTest.ts"
-import * as WorkRules from "../src/services/jobs/WorkRules.ts"
+import type { JobFailure } from "../src/services/jobs/rules/JobErrors.ts"
+import { RejectedInput, StaleRevision, UnknownJob, WrongState } from "../src/services/jobs/rules/JobErrors.ts"
+import * as Proposal from "../src/services/jobs/rules/Proposal.ts"
+import * as RunQueue from "../src/services/jobs/runner/RunQueue.ts"
+import * as SqlJobs from "../src/services/jobs/SqlJobs.ts"
+import * as SqlProposals from "../src/services/jobs/SqlProposals.ts"
+import * as MemorySandbox from "../src/services/providers/MemorySandbox.ts"
 import { Providers } from "../src/services/providers/Provider.ts"
 import * as Sandbox from "../src/services/providers/Sandbox.ts"
-import * as SandboxLive from "../src/services/providers/SandboxLive.ts"
-import * as SandboxTest from "../src/services/providers/SandboxTest.ts"
+import * as SqlSandbox from "../src/services/providers/SqlSandbox.ts"
 import * as Database from "../src/services/store/Database.ts"
 import * as Migrations from "../src/services/store/Migrations.ts"
 import { publishedEvents, publishedPage } from "./support/JobEvents.ts"
@@ -41,26 +41,26 @@ import * as TestDatabase from "./support/TestDatabase.ts"
 const config = { IDEMPOTENCY_CLAIM_TTL: "1 second", IDEMPOTENCY_RETENTION: "3 seconds", PROPOSAL_TTL: "1 second" }
 
 const stores = Layer.mergeAll(
-  JobsTest.layerTest,
-  ProposalsTest.layerTest,
+  MemoryJobs.layerMemory,
+  MemoryProposals.layerMemory,
   Approvals.layerTest,
-  IdempotencyTest.layerTest,
-  ApiKeysTest.layerTest
+  MemoryIdempotency.layerMemory,
+  MemoryApiKeys.layerMemory
 ).pipe(
-  Layer.provideMerge(SandboxTest.layerTest),
-  Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layerTest)),
+  Layer.provideMerge(MemorySandbox.layerMemory),
+  Layer.provideMerge(Layer.merge(RunQueue.layer, EventSignal.layerInProcess)),
   Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown(config)))
 )
 
 const storesLive = Layer.mergeAll(
-  JobsLive.layerLive,
-  ProposalsLive.layerLive,
+  SqlJobs.layer,
+  SqlProposals.layer,
   Approvals.layerLive,
-  IdempotencyLive.layerLive,
-  ApiKeysLive.layerLive
+  SqlIdempotency.layer,
+  SqlApiKeys.layer
 ).pipe(
-  Layer.provideMerge(SandboxLive.layerLive),
-  Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layer)),
+  Layer.provideMerge(SqlSandbox.layer),
+  Layer.provideMerge(Layer.merge(RunQueue.layer, EventSignal.layer)),
   Layer.provide(Migrations.layer),
   Layer.provideMerge(Database.layer),
   Layer.provide(TestDatabase.configLayer(config))
@@ -114,7 +114,7 @@ const behaviour = (
     | Providers
     | Sandbox.SandboxLedger
     | Idempotency.Idempotency
-    | JobWork.JobWork,
+    | RunQueue.RunQueue,
     unknown
   >
 ) =>
@@ -123,7 +123,7 @@ const behaviour = (
       it.effect("creates a Job interpreting at revision 1, with its event, its snapshot and a signal", () =>
         Effect.gen(function*() {
           const jobs = yield* Jobs.Jobs
-          const work = yield* JobWork.JobWork
+          const work = yield* RunQueue.RunQueue
           const owner = account()
           const job = yield* jobs.create(owner, { request: "Dinner for 4\u0000 in Lisbon 😀", constraints: [budget] })
           assert.strictEqual(job.status, "interpreting")
@@ -427,7 +427,7 @@ const behaviour = (
           assert.strictEqual(proposal.status, "open")
           assert.isTrue(Number(proposal.document.spend.amount) <= 200)
           const bytes = yield* proposals.document(owner, job.id, proposal.proposalHash)
-          assert.strictEqual(WorkRules.hashOf(bytes), proposal.proposalHash)
+          assert.strictEqual(Proposal.hashOf(bytes), proposal.proposalHash)
           assert.deepStrictEqual(JSON.parse(bytes), proposal.document)
           assert.instanceOf(yield* failure(proposals.document(account(), job.id, proposal.proposalHash)), UnknownJob)
           assert.instanceOf(yield* failure(proposals.document(owner, job.id, `sha256:${"0".repeat(64)}`)), UnknownJob)

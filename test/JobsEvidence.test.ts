@@ -273,7 +273,7 @@ const readerCitesItsWords = () =>
     expectEvidence(planned, answers, tableRequest)
   })
 
-const interpreter = Interpreter.layerTest({ [request]: dinner })
+const interpreter = Interpreter.layerScripted({ [request]: dinner })
 
 layer(previewServerWith(servicesTest(interpreter)), { excludeTestServices: true, timeout: "60 seconds" })(
   "evidence over HTTP (in memory)",

@@ -6,15 +6,15 @@ import { assert, layer } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
 import { Unavailable } from "../src/schema/Errors.ts"
 import * as ApiKeys from "../src/services/access/ApiKeys.ts"
-import * as ApiKeysTest from "../src/services/access/ApiKeysTest.ts"
-import * as IdempotencyTest from "../src/services/access/IdempotencyTest.ts"
+import * as MemoryApiKeys from "../src/services/access/MemoryApiKeys.ts"
+import * as MemoryIdempotency from "../src/services/access/MemoryIdempotency.ts"
 import * as EventFeed from "../src/services/events/EventFeed.ts"
-import * as EventSignal from "../src/services/events/EventSignal.ts"
 import * as Interpreter from "../src/services/interpreter/Interpreter.ts"
-import * as JobRunner from "../src/services/jobs/JobRunner.ts"
+import * as EventSignal from "../src/services/jobs/EventSignal.ts"
 import * as Jobs from "../src/services/jobs/Jobs.ts"
-import * as JobsTest from "../src/services/jobs/JobsTest.ts"
-import * as JobWork from "../src/services/jobs/JobWork.ts"
+import * as MemoryJobs from "../src/services/jobs/MemoryJobs.ts"
+import * as JobRunner from "../src/services/jobs/runner/JobRunner.ts"
+import * as RunQueue from "../src/services/jobs/runner/RunQueue.ts"
 import { baseUrl } from "./support/Http.ts"
 import {
   call,
@@ -39,7 +39,7 @@ const flakyJobs = Layer.effect(Jobs.Jobs)(Effect.gen(function*() {
       return jobs.create(accountId, input)
     }
   }
-})).pipe(Layer.provide(JobsTest.layerTest))
+})).pipe(Layer.provide(MemoryJobs.layerMemory))
 
 /** Keys whose check fails as a failing store does, or dies as a bug does. */
 const failingKey = `rc_live_${"U".repeat(43)}`
@@ -55,12 +55,12 @@ const flakyKeys = Layer.effect(ApiKeys.ApiKeys)(Effect.gen(function*() {
         ? Effect.die(new Error("a bug"))
         : keys.authenticate(key)
   }
-})).pipe(Layer.provide(ApiKeysTest.layerTest))
+})).pipe(Layer.provide(MemoryApiKeys.layerMemory))
 
 const flakyServices = Layer.merge(JobRunner.layer(), EventFeed.layer).pipe(
-  Layer.provideMerge(Layer.mergeAll(flakyJobs, IdempotencyTest.layerTest, flakyKeys, partsTest)),
-  Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layerTest)),
-  Layer.provide(Interpreter.layerTest()),
+  Layer.provideMerge(Layer.mergeAll(flakyJobs, MemoryIdempotency.layerMemory, flakyKeys, partsTest)),
+  Layer.provideMerge(Layer.merge(RunQueue.layer, EventSignal.layerInProcess)),
+  Layer.provide(Interpreter.layerScripted()),
   Layer.provide(JobRunner.engineTest)
 )
 

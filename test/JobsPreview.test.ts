@@ -3,7 +3,7 @@ import { ConfigProvider, Effect, Exit, Layer } from "effect"
 import * as JobsGate from "../src/http/JobsGate.ts"
 import { PreviewHttpLive } from "../src/http/JobsPreview.ts"
 import { nodeServer } from "../src/http/Server.ts"
-import * as WaitlistTest from "../src/services/waitlist/WaitlistTest.ts"
+import * as MemoryWaitlist from "../src/services/waitlist/MemoryWaitlist.ts"
 import { baseUrl, comparableHeaders, send, serverWith } from "./support/Http.ts"
 import type { RawRequest, RawResponse } from "./support/Http.ts"
 import { previewServerWith, servicesTest } from "./support/JobsHttp.ts"
@@ -51,22 +51,25 @@ const answersLikeAnUnknownPath = Effect.gen(function*() {
   for (const [probe, twin] of probes) expectSameAnswer(yield* send(url, probe), yield* send(url, twin))
 })
 
-layer(serverWith(WaitlistTest.layerTest), { excludeTestServices: true })("the Job API with the preview off", (it) => {
-  it.effect("answers its paths exactly as any unknown path, byte for byte", () => answersLikeAnUnknownPath)
+layer(serverWith(MemoryWaitlist.layerMemory), { excludeTestServices: true })(
+  "the Job API with the preview off",
+  (it) => {
+    it.effect("answers its paths exactly as any unknown path, byte for byte", () => answersLikeAnUnknownPath)
 
-  it.effect("leaves it out of the OpenAPI document", () =>
-    Effect.gen(function*() {
-      const document = JSON.parse((yield* send(yield* baseUrl, { method: "GET", path: "/openapi.json" })).body)
-      assert.deepStrictEqual(Object.keys(document.paths), ["/v1/waitlist"])
-      assert.notInclude(JSON.stringify(document), "Job")
-    }))
-})
+    it.effect("leaves it out of the OpenAPI document", () =>
+      Effect.gen(function*() {
+        const document = JSON.parse((yield* send(yield* baseUrl, { method: "GET", path: "/openapi.json" })).body)
+        assert.deepStrictEqual(Object.keys(document.paths), ["/v1/waitlist"])
+        assert.notInclude(JSON.stringify(document), "Job")
+      }))
+  }
+)
 
 /** The service's HTTP layer as `main.ts` builds it, under the given environment. */
 const served = (env: Record<string, string>) =>
   JobsGate.layer(async () => PreviewHttpLive.pipe(Layer.provide(servicesTest()))).pipe(
     Layer.provideMerge(nodeServer({ host: "127.0.0.1", port: 0 })),
-    Layer.provide(WaitlistTest.layerTest),
+    Layer.provide(MemoryWaitlist.layerMemory),
     Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown(env)))
   )
 

@@ -1,14 +1,14 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { execFile } from "node:child_process"
-import * as ApiKeysLive from "../src/services/access/ApiKeysLive.ts"
-import * as IdempotencyLive from "../src/services/access/IdempotencyLive.ts"
+import * as SqlApiKeys from "../src/services/access/SqlApiKeys.ts"
+import * as SqlIdempotency from "../src/services/access/SqlIdempotency.ts"
 import * as EventFeed from "../src/services/events/EventFeed.ts"
-import * as EventSignal from "../src/services/events/EventSignal.ts"
 import * as Interpreter from "../src/services/interpreter/Interpreter.ts"
-import * as JobRunner from "../src/services/jobs/JobRunner.ts"
-import * as JobsLive from "../src/services/jobs/JobsLive.ts"
-import * as JobWork from "../src/services/jobs/JobWork.ts"
+import * as EventSignal from "../src/services/jobs/EventSignal.ts"
+import * as JobRunner from "../src/services/jobs/runner/JobRunner.ts"
+import * as RunQueue from "../src/services/jobs/runner/RunQueue.ts"
+import * as SqlJobs from "../src/services/jobs/SqlJobs.ts"
 import * as Database from "../src/services/store/Database.ts"
 import * as Migrations from "../src/services/store/Migrations.ts"
 import { baseUrl } from "./support/Http.ts"
@@ -39,9 +39,9 @@ const cli = (env: Record<string, string>, args: ReadonlyArray<string>) =>
 // The same layer value twice: built once, so both see one store.
 const store = TestDatabase.layerWithEnv
 const services = Layer.merge(JobRunner.layer(), EventFeed.layer).pipe(
-  Layer.provideMerge(Layer.mergeAll(JobsLive.layerLive, IdempotencyLive.layerLive, ApiKeysLive.layerLive, partsLive)),
-  Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layer)),
-  Layer.provide(Interpreter.layerLive),
+  Layer.provideMerge(Layer.mergeAll(SqlJobs.layer, SqlIdempotency.layer, SqlApiKeys.layer, partsLive)),
+  Layer.provideMerge(Layer.merge(RunQueue.layer, EventSignal.layer)),
+  Layer.provide(Interpreter.layerOffline),
   Layer.provide(JobRunner.engine),
   Layer.provide(Migrations.layer),
   Layer.provideMerge(Database.layer),

@@ -1,9 +1,9 @@
 import { assert, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { layerTest } from "../src/services/waitlist/WaitlistTest.ts"
+import { layerMemory } from "../src/services/waitlist/MemoryWaitlist.ts"
 import { baseUrl, send, serverWith } from "./support/Http.ts"
 
-layer(serverWith(layerTest), { excludeTestServices: true })("the published contract", (it) => {
+layer(serverWith(layerMemory), { excludeTestServices: true })("the published contract", (it) => {
   it.effect("GET /openapi.json describes POST /v1/waitlist exactly, and cannot drift unnoticed", () =>
     Effect.gen(function*() {
       const response = yield* send(yield* baseUrl, { method: "GET", path: "/openapi.json" })

@@ -1,14 +1,14 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { Unavailable } from "../src/schema/Errors.ts"
+import { layerMemory } from "../src/services/waitlist/MemoryWaitlist.ts"
 import { Waitlist } from "../src/services/waitlist/Waitlist.ts"
-import { layerTest } from "../src/services/waitlist/WaitlistTest.ts"
 import { baseUrl, join, send, serverWith } from "./support/Http.ts"
 import { makeTestLayer } from "./support/makeTestLayer.ts"
 
 const lines: Array<string> = []
 
-layer(serverWith(layerTest, (chunk) => lines.push(...chunk.split("\n").filter((line) => line !== ""))), {
+layer(serverWith(layerMemory, (chunk) => lines.push(...chunk.split("\n").filter((line) => line !== ""))), {
   excludeTestServices: true
 })("health checks and the request log", (it) => {
   it.effect("GET /healthz and GET /readyz answer 200 while the store serves", () =>

@@ -1,9 +1,9 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer, Schema, Stream } from "effect"
 import { Email } from "../src/schema/Waitlist.ts"
+import { layerMemory } from "../src/services/waitlist/MemoryWaitlist.ts"
+import { layerMigrated as waitlistOnStore } from "../src/services/waitlist/SqlWaitlist.ts"
 import { Waitlist } from "../src/services/waitlist/Waitlist.ts"
-import { layer as waitlistOnStore } from "../src/services/waitlist/WaitlistLive.ts"
-import { layerTest } from "../src/services/waitlist/WaitlistTest.ts"
 import * as TestDatabase from "./support/TestDatabase.ts"
 
 const email = Schema.decodeUnknownSync(Email)
@@ -111,7 +111,7 @@ const behaviour = (name: string, store: Layer.Layer<Waitlist, unknown>) =>
 const live = waitlistOnStore().pipe(Layer.provide(TestDatabase.configLayer()))
 
 describe("Waitlist", () => {
-  behaviour("Test layer (in memory)", layerTest)
+  behaviour("Test layer (in memory)", layerMemory)
   behaviour(`Live layer (${TestDatabase.kind})`, live)
 })
 

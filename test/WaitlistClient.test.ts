@@ -5,8 +5,8 @@ import { HttpApiClient } from "effect/http-api"
 import { Api } from "../src/http/Api.ts"
 import { Unavailable } from "../src/schema/Errors.ts"
 import { Email } from "../src/schema/Waitlist.ts"
+import { layerMemory } from "../src/services/waitlist/MemoryWaitlist.ts"
 import { Waitlist } from "../src/services/waitlist/Waitlist.ts"
-import { layerTest } from "../src/services/waitlist/WaitlistTest.ts"
 import { baseUrl, serverWith } from "./support/Http.ts"
 import { makeTestLayer } from "./support/makeTestLayer.ts"
 
@@ -14,7 +14,7 @@ const client = Effect.flatMap(baseUrl, (url) => HttpApiClient.make(Api, { baseUr
 const email = Schema.decodeUnknownSync(Email)
 
 /** The typed client derived from the same HttpApi definition decodes every answer the server sends. */
-layer(serverWith(layerTest).pipe(Layer.provideMerge(FetchHttpClient.layer)), { excludeTestServices: true })(
+layer(serverWith(layerMemory).pipe(Layer.provideMerge(FetchHttpClient.layer)), { excludeTestServices: true })(
   "the typed client",
   (it) => {
     it.effect("joins, and refuses to send an address the contract refuses", () =>

@@ -3,9 +3,9 @@ import { Cause, ConfigProvider, Effect, Layer, Stream } from "effect"
 import { request } from "node:http"
 import { connect } from "node:net"
 import { Unavailable } from "../src/schema/Errors.ts"
+import { layerMemory } from "../src/services/waitlist/MemoryWaitlist.ts"
+import { layerMigrated as waitlistOnStore } from "../src/services/waitlist/SqlWaitlist.ts"
 import { Waitlist, withPause } from "../src/services/waitlist/Waitlist.ts"
-import { layer as waitlistOnStore } from "../src/services/waitlist/WaitlistLive.ts"
-import { layerTest } from "../src/services/waitlist/WaitlistTest.ts"
 import { baseUrl, comparableHeaders, join, postJson, send, serverWith } from "./support/Http.ts"
 import type { RawResponse } from "./support/Http.ts"
 import * as Logs from "./support/Logs.ts"
@@ -64,7 +64,7 @@ const sampleDocuments = [
 
 const members = Effect.flatMap(Waitlist, (waitlist) => Stream.runCollect(waitlist.members))
 
-layer(serverWith(layerTest).pipe(Layer.provideMerge(layerTest)), { excludeTestServices: true })(
+layer(serverWith(layerMemory).pipe(Layer.provideMerge(layerMemory)), { excludeTestServices: true })(
   "POST /v1/waitlist (in-memory store)",
   (it) => {
     describe("200 joined", () => {
@@ -383,7 +383,7 @@ layer(serverWith(layerTest).pipe(Layer.provideMerge(layerTest)), { excludeTestSe
 const landing = "https://landing.example"
 
 layer(
-  serverWith(layerTest).pipe(
+  serverWith(layerMemory).pipe(
     Layer.provide(
       ConfigProvider.layer(ConfigProvider.fromUnknown({ WAITLIST_ALLOWED_ORIGINS: `${landing}, https://b.example` }))
     )
@@ -452,7 +452,7 @@ layer(serverWith(failing(() => Effect.die(new Error("bug")))).pipe(Layer.provide
 )
 
 layer(
-  serverWith(withPause(layerTest)).pipe(
+  serverWith(withPause(layerMemory)).pipe(
     Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown({ WAITLIST_PAUSED: "true" })))
   ),
   { excludeTestServices: true }
@@ -514,7 +514,7 @@ const exchange = (url: string, bytes: string) =>
     socket.end(bytes)
   })
 
-layer(serverWith(layerTest), { excludeTestServices: true })("requests the HTTP parser refuses", (it) => {
+layer(serverWith(layerMemory), { excludeTestServices: true })("requests the HTTP parser refuses", (it) => {
   it.effect("are answered 400 invalid_json as JSON, not with Node's bare 400", () =>
     Effect.gen(function*() {
       const url = yield* baseUrl

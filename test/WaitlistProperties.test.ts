@@ -2,7 +2,7 @@ import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import fc from "fast-check"
 import { codePointLength, emailMaxLength } from "../src/schema/Waitlist.ts"
-import { layerTest } from "../src/services/waitlist/WaitlistTest.ts"
+import { layerMemory } from "../src/services/waitlist/MemoryWaitlist.ts"
 import { baseUrl, join, serverWith } from "./support/Http.ts"
 
 const whitespace = /\s/u
@@ -79,7 +79,7 @@ const everyAnswer = (addresses: fc.Arbitrary<string>, status: number, body: stri
     )
   })
 
-layer(serverWith(layerTest), { excludeTestServices: true })("waitlist properties", (it) => {
+layer(serverWith(layerMemory), { excludeTestServices: true })("waitlist properties", (it) => {
   it.effect("every address satisfying every rule is answered 200", () =>
     everyAnswer(validAddress, 200, `{"status":"joined"}`))
 

@@ -5,11 +5,11 @@ import type { AccountId } from "../src/schema/ApiKey.ts"
 import type { Job, JobId } from "../src/schema/Job.ts"
 import type { JobEvent } from "../src/schema/JobEvent.ts"
 import type { Interpretation } from "../src/services/interpreter/Interpreter.ts"
-import * as ExecutionRules from "../src/services/jobs/ExecutionRules.ts"
-import * as JobFold from "../src/services/jobs/JobFold.ts"
-import * as JobLifecycle from "../src/services/jobs/JobLifecycle.ts"
-import type { Change, JobRecord, RunRef } from "../src/services/jobs/JobRecord.ts"
-import * as WorkRules from "../src/services/jobs/WorkRules.ts"
+import * as EventFold from "../src/services/jobs/rules/EventFold.ts"
+import * as Execution from "../src/services/jobs/rules/Execution.ts"
+import type { Change, JobRecord, RunRef } from "../src/services/jobs/rules/JobRecord.ts"
+import * as Proposal from "../src/services/jobs/rules/Proposal.ts"
+import * as Revision from "../src/services/jobs/rules/Revision.ts"
 import type { Quote } from "../src/services/providers/Provider.ts"
 
 /**
@@ -112,19 +112,19 @@ const apply = (record: JobRecord, c: Command, now: string, later: string): Chang
   const execution = record.execution
   switch (c._tag) {
     case "interpret":
-      return JobLifecycle.interpreted(record, record.revision, understood, now)
+      return Revision.interpreted(record, record.revision, understood, now)
     case "plan":
-      return WorkRules.present(record, { ...ref, revision: record.revision, run: record.run }, {
+      return Proposal.present(record, { ...ref, revision: record.revision, run: record.run }, {
         provider: "sandbox",
         quotes: c.free ? [quote("free", "0.00")] : quotes,
         ttlMillis: 60_000
       }, now)
     case "decide": {
-      const hash = record.proposal?.hash ?? WorkRules.hashOf("none")
-      const decided = WorkRules.decide(
+      const hash = record.proposal?.hash ?? Proposal.hashOf("none")
+      const decided = Proposal.decide(
         record,
         {
-          proposalHash: c.wrongHash ? WorkRules.hashOf("other") : hash,
+          proposalHash: c.wrongHash ? Proposal.hashOf("other") : hash,
           jobRevision: c.stale ? record.revision + 1 : record.revision,
           decision: c.approve ? "approve" : "reject"
         },
@@ -134,13 +134,13 @@ const apply = (record: JobRecord, c: Command, now: string, later: string): Chang
       return Result.isSuccess(decided) ? decided.success : undefined
     }
     case "expire":
-      return WorkRules.expire(record, later)
+      return Proposal.expire(record, later)
     case "claim": {
-      const claimed = WorkRules.claim(record, { ...ref, revision: record.revision, run: record.run }, now)
+      const claimed = Proposal.claim(record, { ...ref, revision: record.revision, run: record.run }, now)
       return claimed._tag === "Blocked" ? undefined : claimed.change
     }
     case "call":
-      return execution === null ? undefined : ExecutionRules.executed(
+      return execution === null ? undefined : Execution.executed(
         record,
         execution.number,
         c.result === "ok"
@@ -154,11 +154,11 @@ const apply = (record: JobRecord, c: Command, now: string, later: string): Chang
       if (execution === null || record.proposal === null) return undefined
       const document = record.proposal.document
       const spent = c.ok ? document.spend : { ...document.spend, amount: "999.00" }
-      return ExecutionRules.verified(
+      return Execution.verified(
         record,
         execution.number,
         "sandbox",
-        ExecutionRules.compare(document, {
+        Execution.compare(document, {
           key: execution.key,
           state: "succeeded",
           reference: execution.reference ?? "ref",
@@ -172,7 +172,7 @@ const apply = (record: JobRecord, c: Command, now: string, later: string): Chang
     case "undo":
       return execution === null
         ? undefined
-        : ExecutionRules.undone(
+        : Execution.undone(
           record,
           execution.number,
           c.ok
@@ -181,14 +181,14 @@ const apply = (record: JobRecord, c: Command, now: string, later: string): Chang
           now
         )
     case "revise": {
-      const revised = JobLifecycle.changeConstraints(record, {
+      const revised = Revision.changeConstraints(record, {
         jobRevision: record.revision,
         constraints: [budget, { type: "note", text: `r${record.revision}` }]
       }, now)
       return Result.isSuccess(revised) ? revised.success : undefined
     }
     case "cancel": {
-      const cancelled = JobLifecycle.cancel(record, now)
+      const cancelled = Revision.cancel(record, now)
       return Result.isSuccess(cancelled) ? cancelled.success : undefined
     }
   }
@@ -205,7 +205,7 @@ const logOf = (change: Change, next: () => number): Array<JobEvent> =>
     occurredAt: change.record.updatedAt
   }))
 
-describe("WorkRules", () => {
+describe("Proposal", () => {
   it("fold gives the Job every change leaves, and the invariants hold on every path", () =>
     fc.assert(
       fc.property(fc.array(draw, { maxLength: 60 }), (draws) => {
@@ -217,12 +217,12 @@ describe("WorkRules", () => {
           return logged
         }
         const start = Date.UTC(2026, 10, 24)
-        const created = JobLifecycle.create("job_111111111111111111111111" as JobId, "acct" as AccountId, {
+        const created = Revision.create("job_111111111111111111111111" as JobId, "acct" as AccountId, {
           request: "A table",
           constraints: [budget]
         }, new Date(start).toISOString())
         let record = created.record
-        let view: Job | undefined = JobFold.fold(undefined, eventsOf(created))
+        let view: Job | undefined = EventFold.fold(undefined, eventsOf(created))
         const consumed = new Set<string>()
         const succeeded = new Map<string, number>()
         draws.forEach((d, i) => {
@@ -233,8 +233,8 @@ describe("WorkRules", () => {
           const change = apply(record, c, now, later)
           if (change === undefined || change.events.length === 0) return
           record = change.record
-          view = JobFold.fold(view, eventsOf(change))
-          assert.deepStrictEqual(view, JobLifecycle.toView(record), `after ${JSON.stringify(c)}`)
+          view = EventFold.fold(view, eventsOf(change))
+          assert.deepStrictEqual(view, Revision.toView(record), `after ${JSON.stringify(c)}`)
           // A proposal is open only while it waits for a decision, or while a cancellation first undoes an
           // older execution (`job.cancelled` then supersedes it): an ended Job has none open.
           if (record.proposal?.status === "open") {
@@ -257,15 +257,15 @@ describe("WorkRules", () => {
             }
             if (event.type === "proposal.presented") {
               const spend = data.spend as { amount: string; currency: string }
-              assert.isTrue(WorkRules.atMost(spend, budget.max), `spend ${spend.amount} within the budget`)
+              assert.isTrue(Proposal.atMost(spend, budget.max), `spend ${spend.amount} within the budget`)
             }
           }
           if (record.outcome !== null && before.outcome === null) {
             assert.isTrue(change.events.some((event) => event.type === "verification.succeeded"))
-            assert.isTrue(WorkRules.atMost(record.outcome.spent, record.proposal!.document.spend))
+            assert.isTrue(Proposal.atMost(record.outcome.spent, record.proposal!.document.spend))
           }
         })
-        assert.deepStrictEqual(JobFold.fold(undefined, log), JobLifecycle.toView(record))
+        assert.deepStrictEqual(EventFold.fold(undefined, log), Revision.toView(record))
       }),
       {
         numRuns: 1000,
@@ -286,7 +286,7 @@ describe("WorkRules", () => {
 
   it("an undo that fails after a new revision presented its proposal fails the Job and supersedes that proposal", () => {
     const at = (second: number) => new Date(Date.UTC(2026, 10, 24, 0, 0, second)).toISOString()
-    const changes: Array<Change> = [JobLifecycle.create("job_333333333333333333333333" as JobId, "acct" as AccountId, {
+    const changes: Array<Change> = [Revision.create("job_333333333333333333333333" as JobId, "acct" as AccountId, {
       request: "A table",
       constraints: [budget]
     }, at(0))]
@@ -294,10 +294,10 @@ describe("WorkRules", () => {
       changes.push(next(changes.at(-1)!.record, at(changes.length)))
     const ref = (record: JobRecord): RunRef => ({ ...runOf(record), revision: record.revision, run: record.run })
     const plan = { provider: "sandbox", quotes, ttlMillis: 60_000 }
-    then((record, now) => JobLifecycle.interpreted(record, 1, understood, now))
-    then((record, now) => WorkRules.present(record, ref(record), plan, now))
+    then((record, now) => Revision.interpreted(record, 1, understood, now))
+    then((record, now) => Proposal.present(record, ref(record), plan, now))
     then((record, now) => {
-      const decided = WorkRules.decide(
+      const decided = Proposal.decide(
         record,
         {
           proposalHash: record.proposal!.hash,
@@ -310,35 +310,35 @@ describe("WorkRules", () => {
       return Result.getOrThrow(decided)
     })
     then((record, now) => {
-      const claimed = WorkRules.claim(record, ref(record), now)
+      const claimed = Proposal.claim(record, ref(record), now)
       return claimed._tag === "Started" ? claimed.change : assert.fail(claimed._tag)
     })
     then((record, now) =>
-      ExecutionRules.executed(record, record.execution!.number, { _tag: "Succeeded", reference: "ref-1" }, now)
+      Execution.executed(record, record.execution!.number, { _tag: "Succeeded", reference: "ref-1" }, now)
     )
     then((record, now) =>
-      Result.getOrThrow(JobLifecycle.changeConstraints(record, { jobRevision: 1, constraints: [] }, now))
+      Result.getOrThrow(Revision.changeConstraints(record, { jobRevision: 1, constraints: [] }, now))
     )
-    then((record, now) => JobLifecycle.interpreted(record, 2, understood, now))
-    then((record, now) => WorkRules.present(record, ref(record), plan, now))
+    then((record, now) => Revision.interpreted(record, 2, understood, now))
+    then((record, now) => Proposal.present(record, ref(record), plan, now))
     assert.strictEqual(changes.at(-1)!.record.proposal?.status, "open")
     then((record, now) =>
-      ExecutionRules.undone(record, record.execution!.number, { _tag: "Failed", error: "no", final: true }, now)
+      Execution.undone(record, record.execution!.number, { _tag: "Failed", error: "no", final: true }, now)
     )
     const failed = changes.at(-1)!.record
     assert.deepStrictEqual([failed.status, failed.proposal?.status, failed.revision], ["failed", "superseded", 2])
     let position = 0
     const events = changes.flatMap((change) => logOf(change, () => ++position))
-    assert.deepStrictEqual(JobFold.fold(undefined, events), JobLifecycle.toView(failed))
+    assert.deepStrictEqual(EventFold.fold(undefined, events), Revision.toView(failed))
   })
 
   it("hashes the RFC 8785 bytes of the document", () => {
-    const created = JobLifecycle.create("job_222222222222222222222222" as JobId, "acct" as AccountId, {
+    const created = Revision.create("job_222222222222222222222222" as JobId, "acct" as AccountId, {
       request: "A table",
       constraints: [budget]
     }, "2026-11-24T00:00:00.000Z")
-    const interpreted = JobLifecycle.interpreted(created.record, 1, understood, "2026-11-24T00:00:01.000Z")
-    const change = WorkRules.present(
+    const interpreted = Revision.interpreted(created.record, 1, understood, "2026-11-24T00:00:01.000Z")
+    const change = Proposal.present(
       interpreted.record,
       { accountId: "acct" as AccountId, jobId: "job_222222222222222222222222" as JobId, revision: 1, run: 0 },
       { provider: "sandbox", quotes, ttlMillis: 1000 },
@@ -346,9 +346,9 @@ describe("WorkRules", () => {
     )
     const stored = change.proposal!
     assert.match(stored.hash, /^sha256:[0-9a-f]{64}$/)
-    assert.strictEqual(stored.bytes, WorkRules.canonicalBytes(JSON.parse(stored.bytes)))
+    assert.strictEqual(stored.bytes, Proposal.canonicalBytes(JSON.parse(stored.bytes)))
     assert.isTrue(stored.bytes.startsWith("{\"constraints\":[{\"id\":"))
     assert.strictEqual(JSON.parse(stored.bytes).spend.amount, "90.00")
-    assert.strictEqual(stored.hash, WorkRules.hashOf(stored.bytes))
+    assert.strictEqual(stored.hash, Proposal.hashOf(stored.bytes))
   })
 })

@@ -21,7 +21,7 @@ import { PositionText } from "../schema/Query.ts"
 import { PositiveDuration } from "../services/access/Idempotency.ts"
 import { EventFeed } from "../services/events/EventFeed.ts"
 import type { Following, FollowOptions } from "../services/events/EventFeed.ts"
-import type { HistoryPruned, UnknownJob } from "../services/jobs/JobErrors.ts"
+import type { HistoryPruned, UnknownJob } from "../services/jobs/rules/JobErrors.ts"
 import { Draining } from "./Draining.ts"
 
 /**

@@ -23,6 +23,8 @@ import { JobId as JobIdSchema } from "../schema/JobRef.ts"
 import { ProposalHash } from "../schema/Proposal.ts"
 import { ApprovalLinks } from "../services/jobs/ApprovalLinks.ts"
 import { Approvals } from "../services/jobs/Approvals.ts"
+import { Jobs } from "../services/jobs/Jobs.ts"
+import { Proposals } from "../services/jobs/Proposals.ts"
 import type {
   HistoryPruned,
   JobFailure,
@@ -32,9 +34,7 @@ import type {
   StaleRevision,
   UnknownJob,
   WrongState
-} from "../services/jobs/JobErrors.ts"
-import { Jobs } from "../services/jobs/Jobs.ts"
-import { Proposals } from "../services/jobs/Proposals.ts"
+} from "../services/jobs/rules/JobErrors.ts"
 import { CurrentPrincipal } from "./Authentication.ts"
 import { Draining } from "./Draining.ts"
 import * as EventStream from "./EventStream.ts"

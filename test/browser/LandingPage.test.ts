@@ -4,8 +4,8 @@ import { ConfigProvider, Effect, Layer } from "effect"
 import { mkdirSync } from "node:fs"
 import { chromium } from "playwright-core"
 import type { Browser, Page } from "playwright-core"
+import { layerMemory } from "../../src/services/waitlist/MemoryWaitlist.ts"
 import { Waitlist, withPause } from "../../src/services/waitlist/Waitlist.ts"
-import { layerTest } from "../../src/services/waitlist/WaitlistTest.ts"
 import { baseUrl, serverWith } from "../support/Http.ts"
 
 /**
@@ -37,7 +37,7 @@ const browser = Effect.acquireRelease(
 const slowly = Layer.effect(Waitlist)(Effect.map(Waitlist, (waitlist) => ({
   ...waitlist,
   join: (email: Parameters<typeof waitlist.join>[0]) => Effect.andThen(Effect.sleep("300 millis"), waitlist.join(email))
-}))).pipe(Layer.provide(layerTest))
+}))).pipe(Layer.provide(layerMemory))
 
 const status = (page: Page) => page.locator("#status")
 
@@ -141,7 +141,7 @@ layer(serverWith(slowly), { excludeTestServices: true, timeout: "60 seconds" })(
 })
 
 layer(
-  serverWith(withPause(layerTest)).pipe(
+  serverWith(withPause(layerMemory)).pipe(
     Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown({ WAITLIST_PAUSED: "true" })))
   ),
   { excludeTestServices: true, timeout: "60 seconds" }

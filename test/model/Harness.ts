@@ -2,19 +2,19 @@ import { ConfigProvider, Context, Duration, Effect, Exit, Layer, PubSub, Referen
 import type { WorkflowEngine } from "effect/workflow/WorkflowEngine"
 import type { AccountId } from "../../src/schema/ApiKey.ts"
 import type { JobId } from "../../src/schema/Job.ts"
-import * as EventSignal from "../../src/services/events/EventSignal.ts"
 import type { Interpreter } from "../../src/services/interpreter/Interpreter.ts"
 import type { Approvals } from "../../src/services/jobs/Approvals.ts"
-import * as JobLifecycle from "../../src/services/jobs/JobLifecycle.ts"
-import * as JobRunner from "../../src/services/jobs/JobRunner.ts"
+import * as EventSignal from "../../src/services/jobs/EventSignal.ts"
 import * as Jobs from "../../src/services/jobs/Jobs.ts"
-import * as JobsLive from "../../src/services/jobs/JobsLive.ts"
-import * as JobsTest from "../../src/services/jobs/JobsTest.ts"
 import { JobStore } from "../../src/services/jobs/JobStore.ts"
-import * as JobWork from "../../src/services/jobs/JobWork.ts"
+import * as MemoryJobs from "../../src/services/jobs/MemoryJobs.ts"
 import type { Proposals } from "../../src/services/jobs/Proposals.ts"
-import type { Verifier } from "../../src/services/jobs/Verifier.ts"
-import * as WorkTiming from "../../src/services/jobs/WorkTiming.ts"
+import * as Revision from "../../src/services/jobs/rules/Revision.ts"
+import * as JobRunner from "../../src/services/jobs/runner/JobRunner.ts"
+import * as RunQueue from "../../src/services/jobs/runner/RunQueue.ts"
+import * as Timing from "../../src/services/jobs/runner/Timing.ts"
+import type { Verifier } from "../../src/services/jobs/runner/Verifier.ts"
+import * as SqlJobs from "../../src/services/jobs/SqlJobs.ts"
 import { Providers } from "../../src/services/providers/Provider.ts"
 import type { SandboxLedger } from "../../src/services/providers/Sandbox.ts"
 import * as Database from "../../src/services/store/Database.ts"
@@ -34,7 +34,7 @@ import { scripted } from "./Model.ts"
  * Every wait in milliseconds, and no periodic sweep within a test (only the one at the runner's start):
  * a run that only a later sweep would start hangs, and is caught.
  */
-export const timing: WorkTiming.Timing = {
+export const timing: Timing.Timing = {
   providerBackoff: { first: Duration.millis(1), max: Duration.millis(2) },
   waitOut: { first: Duration.millis(1), max: Duration.millis(2) },
   undoRetry: Duration.millis(1),
@@ -80,7 +80,7 @@ export type Services =
   | EventSignal.EventSignal
 
 /** What the runner needs of the stores. */
-type RunnerNeeds = Services | JobWork.JobWork | Providers | Verifier | Interpreter
+type RunnerNeeds = Services | RunQueue.RunQueue | Providers | Verifier | Interpreter
 
 export interface Harness {
   readonly services: Context.Context<Services>
@@ -92,7 +92,7 @@ export interface Harness {
   readonly eventsAtLeast: (accountId: AccountId, id: JobId, count: number) => Effect.Effect<void>
 }
 
-const timingLayer = Layer.succeed(WorkTiming.WorkTiming)(timing)
+const timingLayer = Layer.succeed(Timing.Timing)(timing)
 
 const make = <E>(
   context: Context.Context<RunnerNeeds>,
@@ -121,7 +121,7 @@ const make = <E>(
     /** Whether the Job has no work left (no run it needs) and every event of it is published. */
     const idle = (accountId: AccountId, id: JobId) =>
       Effect.gen(function*() {
-        if (JobLifecycle.runsOf(yield* store.find(accountId, id)).length > 0) return false
+        if (Revision.runsOf(yield* store.find(accountId, id)).length > 0) return false
         return !(yield* jobs.eventPage(accountId, { jobId: id, after: 0, limit: 1000 })).pending
       }).pipe(Effect.orDie)
 
@@ -144,7 +144,7 @@ const make = <E>(
       Effect.forEach(ids, (id) => Effect.orDie(store.find(accountId, id))).pipe(
         Effect.map((records) =>
           `still at work after ${Duration.format(within)}: ${
-            records.filter((record) => JobLifecycle.runsOf(record).length > 0).map((record) =>
+            records.filter((record) => Revision.runsOf(record).length > 0).map((record) =>
               JSON.stringify({ id: record.id, revision: record.revision, run: record.run, status: record.status })
             ).join(", ")
           }`
@@ -181,8 +181,8 @@ const fresh = <A, E>(layer: Layer.Layer<A, E>) =>
   })
 
 const memoryStores = withCancelsCounted(
-  Layer.mergeAll(JobsTest.layerTest, partsTest, scripted).pipe(
-    Layer.provideMerge(Layer.mergeAll(JobWork.layer, EventSignal.layerTest, timingLayer))
+  Layer.mergeAll(MemoryJobs.layerMemory, partsTest, scripted).pipe(
+    Layer.provideMerge(Layer.mergeAll(RunQueue.layer, EventSignal.layerInProcess, timingLayer))
   )
 )
 
@@ -198,8 +198,8 @@ export const memory = Effect.gen(function*() {
 export const live = Effect.gen(function*() {
   const config = ConfigProvider.layer(ConfigProvider.fromUnknown(yield* TestDatabase.freshStore))
   const stores = withCancelsCounted(
-    Layer.mergeAll(JobsLive.layerLive, partsLive, scripted).pipe(
-      Layer.provideMerge(Layer.mergeAll(JobWork.layer, EventSignal.layer, timingLayer)),
+    Layer.mergeAll(SqlJobs.layer, partsLive, scripted).pipe(
+      Layer.provideMerge(Layer.mergeAll(RunQueue.layer, EventSignal.layer, timingLayer)),
       Layer.provide(Migrations.layer),
       Layer.provideMerge(Database.layer),
       Layer.provide(config)

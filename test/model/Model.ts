@@ -3,7 +3,7 @@ import type { Job, JobId } from "../../src/schema/Job.ts"
 import type { JobEvent } from "../../src/schema/JobEvent.ts"
 import * as Interpreter from "../../src/services/interpreter/Interpreter.ts"
 import type { Interpretation, InterpretInput } from "../../src/services/interpreter/Interpreter.ts"
-import { maxAttempts as maxUndoAttempts } from "../../src/services/jobs/ExecutionRules.ts"
+import { maxAttempts as maxUndoAttempts } from "../../src/services/jobs/rules/Execution.ts"
 import type { Directive, LedgerEntry } from "../../src/services/providers/Sandbox.ts"
 
 /**
@@ -32,7 +32,7 @@ const interpret = (questions: ReadonlyArray<string>) => (input: InterpretInput):
     }
 }
 
-export const scripted = Interpreter.layerTest(
+export const scripted = Interpreter.layerScripted(
   Object.fromEntries(kinds.map((kind) => [kind, interpret(questionsOf[kind])]))
 )
 

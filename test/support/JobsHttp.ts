@@ -4,36 +4,36 @@ import { PreviewHttpLive } from "../../src/http/JobsPreview.ts"
 import { nodeServer } from "../../src/http/Server.ts"
 import type { Scope } from "../../src/schema/ApiKey.ts"
 import * as ApiKeys from "../../src/services/access/ApiKeys.ts"
-import * as ApiKeysLive from "../../src/services/access/ApiKeysLive.ts"
-import * as ApiKeysTest from "../../src/services/access/ApiKeysTest.ts"
 import type * as Idempotency from "../../src/services/access/Idempotency.ts"
-import * as IdempotencyLive from "../../src/services/access/IdempotencyLive.ts"
-import * as IdempotencyTest from "../../src/services/access/IdempotencyTest.ts"
+import * as MemoryApiKeys from "../../src/services/access/MemoryApiKeys.ts"
+import * as MemoryIdempotency from "../../src/services/access/MemoryIdempotency.ts"
+import * as SqlApiKeys from "../../src/services/access/SqlApiKeys.ts"
+import * as SqlIdempotency from "../../src/services/access/SqlIdempotency.ts"
 import * as EventFeed from "../../src/services/events/EventFeed.ts"
-import * as EventSignal from "../../src/services/events/EventSignal.ts"
 import * as Interpreter from "../../src/services/interpreter/Interpreter.ts"
 import * as ApprovalLinks from "../../src/services/jobs/ApprovalLinks.ts"
 import * as Approvals from "../../src/services/jobs/Approvals.ts"
-import * as JobRunner from "../../src/services/jobs/JobRunner.ts"
+import * as EventSignal from "../../src/services/jobs/EventSignal.ts"
 import type * as Jobs from "../../src/services/jobs/Jobs.ts"
-import * as JobsLive from "../../src/services/jobs/JobsLive.ts"
-import * as JobsTest from "../../src/services/jobs/JobsTest.ts"
 import type * as JobStore from "../../src/services/jobs/JobStore.ts"
-import * as JobStoreLive from "../../src/services/jobs/JobStoreLive.ts"
-import * as JobStoreTest from "../../src/services/jobs/JobStoreTest.ts"
-import * as JobWork from "../../src/services/jobs/JobWork.ts"
+import * as MemoryJobs from "../../src/services/jobs/MemoryJobs.ts"
+import * as MemoryJobStore from "../../src/services/jobs/MemoryJobStore.ts"
+import * as MemoryProposals from "../../src/services/jobs/MemoryProposals.ts"
 import type * as Proposals from "../../src/services/jobs/Proposals.ts"
-import * as ProposalsLive from "../../src/services/jobs/ProposalsLive.ts"
-import * as ProposalsTest from "../../src/services/jobs/ProposalsTest.ts"
-import * as Verifier from "../../src/services/jobs/Verifier.ts"
-import * as WorkTiming from "../../src/services/jobs/WorkTiming.ts"
+import * as JobRunner from "../../src/services/jobs/runner/JobRunner.ts"
+import * as RunQueue from "../../src/services/jobs/runner/RunQueue.ts"
+import * as Timing from "../../src/services/jobs/runner/Timing.ts"
+import * as Verifier from "../../src/services/jobs/runner/Verifier.ts"
+import * as SqlJobs from "../../src/services/jobs/SqlJobs.ts"
+import * as SqlJobStore from "../../src/services/jobs/SqlJobStore.ts"
+import * as SqlProposals from "../../src/services/jobs/SqlProposals.ts"
+import * as MemorySandbox from "../../src/services/providers/MemorySandbox.ts"
 import type { Providers } from "../../src/services/providers/Provider.ts"
 import type { SandboxLedger } from "../../src/services/providers/Sandbox.ts"
-import * as SandboxLive from "../../src/services/providers/SandboxLive.ts"
-import * as SandboxTest from "../../src/services/providers/SandboxTest.ts"
+import * as SqlSandbox from "../../src/services/providers/SqlSandbox.ts"
 import * as Database from "../../src/services/store/Database.ts"
 import * as Migrations from "../../src/services/store/Migrations.ts"
-import * as WaitlistTest from "../../src/services/waitlist/WaitlistTest.ts"
+import * as MemoryWaitlist from "../../src/services/waitlist/MemoryWaitlist.ts"
 import { send } from "./Http.ts"
 import type { RawResponse } from "./Http.ts"
 import * as TestDatabase from "./TestDatabase.ts"
@@ -46,53 +46,52 @@ export type JobServices =
   | SandboxLedger
   | Idempotency.Idempotency
   | ApiKeys.ApiKeys
-  | JobWork.JobWork
+  | RunQueue.RunQueue
   | EventFeed.EventFeed
   | EventSignal.EventSignal
 
 /** The Job family's stores and parts besides `Jobs`, in memory (sharing one store) and on the store. */
 export const partsTestWith = <E>(providers: Layer.Layer<Providers | SandboxLedger, E>) =>
   Layer.mergeAll(
-    ProposalsTest.layerTest,
+    MemoryProposals.layerMemory,
     Approvals.layerTest,
     ApprovalLinks.layerMemory,
-    JobStoreTest.layerTest,
+    MemoryJobStore.layerMemory,
     Verifier.layer
   ).pipe(
     Layer.provideMerge(providers)
   )
-export const partsTest = partsTestWith(SandboxTest.layerTest)
+export const partsTest = partsTestWith(MemorySandbox.layerMemory)
 export const partsLive = Layer.mergeAll(
-  ProposalsLive.layerLive,
+  SqlProposals.layer,
   Approvals.layerLive,
   ApprovalLinks.layer,
-  JobStoreLive.layerLive,
+  SqlJobStore.layer,
   Verifier.layer
 )
   .pipe(
-    Layer.provideMerge(SandboxLive.layerLive)
+    Layer.provideMerge(SqlSandbox.layer)
   )
 
 /** The service's waits, but a sweep every second, so that a test finds a lost start soon. */
-export const testTiming: WorkTiming.Timing = { ...WorkTiming.production, sweepInterval: Duration.seconds(1) }
+export const testTiming: Timing.Timing = { ...Timing.production, sweepInterval: Duration.seconds(1) }
 
 /**
  * Waits short enough for suites that take many Jobs through slow calls, retries and undos: the same
  * order of events, in a fraction of the time (a slow call still outlasts a test's 20 ms polls many times).
  */
-export const quickTiming: WorkTiming.Timing = {
+export const quickTiming: Timing.Timing = {
   ...testTiming,
   providerBackoff: { first: Duration.millis(20), max: Duration.millis(200) },
   undoRetry: Duration.millis(20),
   slowCall: Duration.millis(600)
 }
 
-const runner = (timing: WorkTiming.Timing) =>
-  JobRunner.layer().pipe(Layer.provide(Layer.succeed(WorkTiming.WorkTiming)(timing)))
+const runner = (timing: Timing.Timing) => JobRunner.layer().pipe(Layer.provide(Layer.succeed(Timing.Timing)(timing)))
 
 /** The Job API's services in memory, with the runner on the in-memory engine over `interpreter`, configured by `config`. */
 export const servicesTest = (
-  interpreter: Layer.Layer<Interpreter.Interpreter> = Interpreter.layerTest(),
+  interpreter: Layer.Layer<Interpreter.Interpreter> = Interpreter.layerScripted(),
   config: Record<string, string> = {},
   parts: Layer.Layer<
     | Proposals.Proposals
@@ -103,13 +102,15 @@ export const servicesTest = (
     | Providers
     | SandboxLedger,
     unknown,
-    JobWork.JobWork | EventSignal.EventSignal
+    RunQueue.RunQueue | EventSignal.EventSignal
   > = partsTest,
-  timing: WorkTiming.Timing = testTiming
+  timing: Timing.Timing = testTiming
 ) =>
   Layer.merge(runner(timing), EventFeed.layer).pipe(
-    Layer.provideMerge(Layer.mergeAll(JobsTest.layerTest, IdempotencyTest.layerTest, ApiKeysTest.layerTest, parts)),
-    Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layerTest)),
+    Layer.provideMerge(
+      Layer.mergeAll(MemoryJobs.layerMemory, MemoryIdempotency.layerMemory, MemoryApiKeys.layerMemory, parts)
+    ),
+    Layer.provideMerge(Layer.merge(RunQueue.layer, EventSignal.layerInProcess)),
     Layer.provide(interpreter),
     Layer.provideMerge(JobRunner.engineTest),
     // Only when given: otherwise the suite's own configuration stands.
@@ -121,13 +122,13 @@ export const servicesTest = (
 
 /** The same services on PostgreSQL (or PGlite), over a store of their own, configured by `config`. */
 export const servicesLive = (
-  interpreter: Layer.Layer<Interpreter.Interpreter> = Interpreter.layerTest(),
+  interpreter: Layer.Layer<Interpreter.Interpreter> = Interpreter.layerScripted(),
   config: Record<string, string> = {},
-  timing: WorkTiming.Timing = testTiming
+  timing: Timing.Timing = testTiming
 ) =>
   Layer.merge(runner(timing), EventFeed.layer).pipe(
-    Layer.provideMerge(Layer.mergeAll(JobsLive.layerLive, IdempotencyLive.layerLive, ApiKeysLive.layerLive, partsLive)),
-    Layer.provideMerge(Layer.merge(JobWork.layer, EventSignal.layer)),
+    Layer.provideMerge(Layer.mergeAll(SqlJobs.layer, SqlIdempotency.layer, SqlApiKeys.layer, partsLive)),
+    Layer.provideMerge(Layer.merge(RunQueue.layer, EventSignal.layer)),
     Layer.provide(interpreter),
     Layer.provideMerge(JobRunner.engine),
     Layer.provide(Migrations.layer),
@@ -140,7 +141,7 @@ export const previewServerWith = <E, R>(services: Layer.Layer<JobServices, E, R>
   PreviewHttpLive.pipe(
     Layer.provideMerge(services),
     Layer.provideMerge(nodeServer({ host: "127.0.0.1", port: 0 })),
-    Layer.provide(WaitlistTest.layerTest)
+    Layer.provide(MemoryWaitlist.layerMemory)
   )
 
 export const allScopes: ReadonlyArray<Scope> = ["jobs:read", "jobs:write", "approvals:write"]

@@ -14,11 +14,11 @@ import type { AccountId } from "../../schema/ApiKey.ts"
 import type { Unavailable } from "../../schema/Errors.ts"
 import type { JobEvent } from "../../schema/JobEvent.ts"
 import type { JobId } from "../../schema/JobRef.ts"
-import { HistoryPruned } from "../jobs/JobErrors.ts"
-import type { UnknownJob } from "../jobs/JobErrors.ts"
+import { EventSignal, everyone } from "../jobs/EventSignal.ts"
 import type { EventPageOptions, EventRead } from "../jobs/Jobs.ts"
 import { Jobs } from "../jobs/Jobs.ts"
-import { EventSignal, everyone } from "./EventSignal.ts"
+import { HistoryPruned } from "../jobs/rules/JobErrors.ts"
+import type { UnknownJob } from "../jobs/rules/JobErrors.ts"
 
 export interface FollowOptions {
   /** Only this Job's events. */

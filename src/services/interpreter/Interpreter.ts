@@ -52,7 +52,7 @@ export class Interpreter extends Context.Service<Interpreter, {
   readonly interpret: (input: InterpretInput) => Effect.Effect<Interpretation>
 }>()("Interpreter") {}
 
-export const layerLive: Layer.Layer<Interpreter> = Layer.succeed(Interpreter)({
+export const layerOffline: Layer.Layer<Interpreter> = Layer.succeed(Interpreter)({
   interpret: (input) => Effect.sync(() => interpretRequest(input))
 })
 
@@ -66,7 +66,7 @@ export const InterpreterKind = Config.schema(Schema.Literals(["offline", "llm"])
 )
 
 export const layer: Layer.Layer<Interpreter, Config.ConfigError> = Layer.unwrap(Effect.gen(function*() {
-  if ((yield* InterpreterKind) === "offline") return layerLive
+  if ((yield* InterpreterKind) === "offline") return layerOffline
   const { ModelConfig } = yield* Effect.promise(() => import("./ModelReader.ts"))
   return layerModel(yield* ModelConfig)
 }))
@@ -75,7 +75,7 @@ export const layer: Layer.Layer<Interpreter, Config.ConfigError> = Layer.unwrap(
  * For other services' tests: a scripted interpretation for the requests a test names (by their exact
  * text; a function receives the whole input, answers included), the rule-based reader for the rest.
  */
-export const layerTest = (
+export const layerScripted = (
   script: Readonly<Record<string, Interpretation | ((input: InterpretInput) => Interpretation)>> = {}
 ): Layer.Layer<Interpreter> =>
   Layer.succeed(Interpreter)({

@@ -16,13 +16,13 @@ import type { Approval, ApprovalId, Decision, ProposalHash } from "../../schema/
 import { sha256Hex } from "../Sha256.ts"
 import * as StoreGuard from "../store/StoreGuard.ts"
 import * as Transaction from "../store/Transaction.ts"
-import { UnknownJob, WrongState } from "./JobErrors.ts"
-import type { Change } from "./JobRecord.ts"
 import * as JobStore from "./JobStore.ts"
-import * as JobStoreLive from "./JobStoreLive.ts"
-import * as JobStoreTest from "./JobStoreTest.ts"
-import * as WorkRules from "./WorkRules.ts"
-import type { DecisionError } from "./WorkRules.ts"
+import * as MemoryJobStore from "./MemoryJobStore.ts"
+import { UnknownJob, WrongState } from "./rules/JobErrors.ts"
+import type { Change } from "./rules/JobRecord.ts"
+import * as Proposal from "./rules/Proposal.ts"
+import type { DecisionError } from "./rules/Proposal.ts"
+import * as SqlJobStore from "./SqlJobStore.ts"
 
 /** A link as the service keeps it: never its token, which only its holder has. */
 export interface StoredLink {
@@ -108,7 +108,7 @@ const decideOn = (store: JobStore.JobStore["Service"], link: StoredLink, input: 
   store.mutate(
     link.accountId,
     link.jobId,
-    (record, now) => WorkRules.decide(record, decisionOf(link, input), `link:${link.id}`, now)
+    (record, now) => Proposal.decide(record, decisionOf(link, input), `link:${link.id}`, now)
   ).pipe(Effect.map((change) => change.approval!))
 
 interface LinkRow {
@@ -166,7 +166,7 @@ export const layer = Layer.effect(ApprovalLinks)(Effect.gen(function*() {
         const change = yield* store.mutate(
           principal.accountId,
           jobId,
-          (record, now) => WorkRules.linkCreated(record, input, id, now)
+          (record, now) => Proposal.linkCreated(record, input, id, now)
         )
         const link = linkOf(principal, id, change, input)
         yield* sql`
@@ -193,7 +193,7 @@ export const layer = Layer.effect(ApprovalLinks)(Effect.gen(function*() {
         })))
         : Effect.fail(unknownLink)
   })
-})).pipe(Layer.provide(JobStoreLive.layerLive))
+})).pipe(Layer.provide(SqlJobStore.layer))
 
 /**
  * In memory, on the store the Job family's memory layers share. Creations and decisions of links apply
@@ -216,7 +216,7 @@ export const layerMemory = Layer.effect(ApprovalLinks)(Effect.gen(function*() {
         const change = yield* store.mutate(
           principal.accountId,
           jobId,
-          (record, now) => WorkRules.linkCreated(record, input, id, now)
+          (record, now) => Proposal.linkCreated(record, input, id, now)
         )
         const link = linkOf(principal, id, change, input)
         yield* Ref.update(links, (current) => new Map(current).set(hashOfToken(token), link))
@@ -235,4 +235,4 @@ export const layerMemory = Layer.effect(ApprovalLinks)(Effect.gen(function*() {
         return approval
       }).pipe(lock.withPermits(1))
   })
-})).pipe(Layer.provide(JobStoreTest.layerTest))
+})).pipe(Layer.provide(MemoryJobStore.layerMemory))

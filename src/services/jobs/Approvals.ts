@@ -7,13 +7,13 @@ import type { Principal } from "../../schema/ApiKey.ts"
 import type { Unavailable } from "../../schema/Errors.ts"
 import type { JobId } from "../../schema/JobRef.ts"
 import type { Approval, ApprovalRequest } from "../../schema/Proposal.ts"
-import type { UnknownJob } from "./JobErrors.ts"
-import type { RunRef } from "./JobRecord.ts"
 import * as JobStore from "./JobStore.ts"
-import * as JobStoreLive from "./JobStoreLive.ts"
-import * as JobStoreTest from "./JobStoreTest.ts"
-import * as WorkRules from "./WorkRules.ts"
-import type { DecisionError } from "./WorkRules.ts"
+import * as MemoryJobStore from "./MemoryJobStore.ts"
+import type { UnknownJob } from "./rules/JobErrors.ts"
+import type { RunRef } from "./rules/JobRecord.ts"
+import * as Proposal from "./rules/Proposal.ts"
+import type { DecisionError } from "./rules/Proposal.ts"
+import * as SqlJobStore from "./SqlJobStore.ts"
 
 /** What a claim came to: an execution started (its number), blocked by an older one being settled, or nothing to do. */
 export type ClaimResult = "started" | "blocked" | "none"
@@ -43,11 +43,11 @@ const make = Effect.gen(function*() {
       store.mutate(
         principal.accountId,
         jobId,
-        (record, now) => WorkRules.decide(record, input, principal.keyId, now)
+        (record, now) => Proposal.decide(record, input, principal.keyId, now)
       ).pipe(Effect.map((change) => change.approval!)),
     claim: (ref) =>
       store.mutate(ref.accountId, ref.jobId, (record, now) => {
-        const claimed = WorkRules.claim(record, ref, now)
+        const claimed = Proposal.claim(record, ref, now)
         return claimed._tag === "Blocked" ? Result.fail(blocked) : Result.succeed(claimed.change)
       }).pipe(
         Effect.map((change): ClaimResult => change.events.length > 0 ? "started" : "none"),
@@ -56,5 +56,5 @@ const make = Effect.gen(function*() {
   })
 })
 
-export const layerLive = Layer.effect(Approvals)(make).pipe(Layer.provide(JobStoreLive.layerLive))
-export const layerTest = Layer.effect(Approvals)(make).pipe(Layer.provide(JobStoreTest.layerTest))
+export const layerLive = Layer.effect(Approvals)(make).pipe(Layer.provide(SqlJobStore.layer))
+export const layerTest = Layer.effect(Approvals)(make).pipe(Layer.provide(MemoryJobStore.layerMemory))

@@ -5,17 +5,17 @@ import type * as Result from "effect/Result"
 import type { AccountId } from "../../schema/ApiKey.ts"
 import type { Unavailable } from "../../schema/Errors.ts"
 import type { JobId } from "../../schema/JobRef.ts"
-import { UnknownJob } from "./JobErrors.ts"
-import * as JobLifecycle from "./JobLifecycle.ts"
-import type { Change, JobRecord } from "./JobRecord.ts"
-import type { JobWork } from "./JobWork.ts"
+import { UnknownJob } from "./rules/JobErrors.ts"
+import type { Change, JobRecord } from "./rules/JobRecord.ts"
+import * as Revision from "./rules/Revision.ts"
+import type { RunQueue } from "./runner/RunQueue.ts"
 
 /**
  * The one way a Job changes, shared by `Jobs`, `Proposals` and `Approvals`: lock the Job, decide the
- * change from the Job as it is (a pure rule of `JobLifecycle` or `WorkRules`), write it with its events,
+ * change from the Job as it is (a pure rule of `Revision` or `Proposal`), write it with its events,
  * the revision's snapshot and whatever else the change stores (a proposal's bytes, a decision, an
  * approval consumed), all in one transaction; then, once committed, wake event readers and tell the
- * runner which runs the Job needs (`JobWork`).
+ * runner which runs the Job needs (`RunQueue`).
  */
 export class JobStore extends Context.Service<JobStore, {
   readonly insert: (change: Change) => Effect.Effect<void, Unavailable>
@@ -34,5 +34,5 @@ export const nowIso = Effect.map(Clock.currentTimeMillis, (millis) => new Date(m
 /** Events a transaction may append: positions are its transaction id times this, plus 0, 1, ... */
 export const eventsPerTransaction = 64
 
-export const signalRuns = (work: JobWork["Service"], record: JobRecord) =>
-  Effect.forEach(JobLifecycle.runsOf(record), work.notify, { discard: true })
+export const signalRuns = (work: RunQueue["Service"], record: JobRecord) =>
+  Effect.forEach(Revision.runsOf(record), work.notify, { discard: true })

@@ -20,11 +20,11 @@ import type { JobAsOf, JobEvent, ViewPoint } from "../../schema/JobEvent.ts"
 import { PositiveDuration } from "../access/Idempotency.ts"
 import type { Interpretation, InterpretInput } from "../interpreter/Interpreter.ts"
 import * as Pruning from "../store/Pruning.ts"
-import { HistoryPruned, RejectedInput, UnknownJob } from "./JobErrors.ts"
-import type { StaleRevision, WrongState } from "./JobErrors.ts"
-import * as JobLifecycle from "./JobLifecycle.ts"
-import type { Change, JobRecord, RunRef } from "./JobRecord.ts"
 import type { JobStore } from "./JobStore.ts"
+import { HistoryPruned, RejectedInput, UnknownJob } from "./rules/JobErrors.ts"
+import type { StaleRevision, WrongState } from "./rules/JobErrors.ts"
+import type { Change, JobRecord, RunRef } from "./rules/JobRecord.ts"
+import * as Revision from "./rules/Revision.ts"
 
 export interface EventPageOptions {
   /** Only this Job's events (`UnknownJob` when the account has no such Job). */
@@ -55,7 +55,7 @@ export interface ListOptions {
  * An account's Jobs. Every change appends its events in the same transaction as the change, and
  * keeps the Job as it stands at the end of each revision (a snapshot per revision). A Job of another
  * account is `UnknownJob`. Once a change that leaves a Job `interpreting` or `cancelled` has committed,
- * `JobWork` is told.
+ * `RunQueue` is told.
  */
 export class Jobs extends Context.Service<Jobs, {
   readonly create: (accountId: AccountId, input: CreateJobRequest) => Effect.Effect<Job, Unavailable>
@@ -102,7 +102,7 @@ export class Jobs extends Context.Service<Jobs, {
   readonly latestPosition: (accountId: AccountId) => Effect.Effect<number, Unavailable>
   /** Deletes the events older than `EVENTS_RETENTION`; answers how many. */
   readonly pruneEvents: Effect.Effect<number, Unavailable>
-  /** The runs that Jobs whose work is not finished need (`JobLifecycle.runsOf`), oldest Jobs first (at most 100). */
+  /** The runs that Jobs whose work is not finished need (`Revision.runsOf`), oldest Jobs first (at most 100). */
   readonly pendingRuns: Effect.Effect<ReadonlyArray<RunRef>, Unavailable>
   /** What to interpret for `ref`, while the Job is still interpreting that revision. */
   readonly interpretationInput: (ref: RunRef) => Effect.Effect<Option.Option<InterpretInput>, Unavailable>
@@ -155,29 +155,29 @@ export const withAsOf = (job: Job, position: number): JobAsOf => ({
 })
 
 export const toInterpretInput = (record: JobRecord): InterpretInput => ({
-  ...JobLifecycle.interpretInput(record),
+  ...Revision.interpretInput(record),
   createdAt: DateTime.makeUnsafe(record.createdAt)
 })
 
 /** A change's Job, as the API shows it. */
 export const viewOf = <E, R>(effect: Effect.Effect<Change, E, R>) =>
-  Effect.map(effect, (change) => JobLifecycle.toView(change.record))
+  Effect.map(effect, (change) => Revision.toView(change.record))
 
 /**
- * The commands that change a Job, the same for both layers: a rule of `JobLifecycle` applied through
+ * The commands that change a Job, the same for both layers: a rule of `Revision` applied through
  * the store's one write path (`JobStore.mutate`).
  */
 export const commands = (mutate: JobStore["Service"]["mutate"]) => ({
   changeConstraints: (accountId: AccountId, id: JobId, input: ChangeConstraintsRequest) =>
-    viewOf(mutate(accountId, id, (record, now) => JobLifecycle.changeConstraints(record, input, now))),
+    viewOf(mutate(accountId, id, (record, now) => Revision.changeConstraints(record, input, now))),
   answer: (accountId: AccountId, id: JobId, input: AnswerQuestionsRequest) =>
-    viewOf(mutate(accountId, id, (record, now) => JobLifecycle.answer(record, input, now))),
-  cancel: (accountId: AccountId, id: JobId) => viewOf(mutate(accountId, id, JobLifecycle.cancel)),
+    viewOf(mutate(accountId, id, (record, now) => Revision.answer(record, input, now))),
+  cancel: (accountId: AccountId, id: JobId) => viewOf(mutate(accountId, id, Revision.cancel)),
   recordInterpretation: (ref: RunRef, interpretation: Interpretation) =>
     mutate(
       ref.accountId,
       ref.jobId,
-      (record, now) => Result.succeed(JobLifecycle.interpreted(record, ref.revision, interpretation, now))
+      (record, now) => Result.succeed(Revision.interpreted(record, ref.revision, interpretation, now))
     ).pipe(
       Effect.map((change) => change.events.length > 0),
       Effect.catchIf(isNotFound, () => Effect.succeed(false))

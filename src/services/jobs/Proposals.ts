@@ -10,11 +10,11 @@ import type { JobId } from "../../schema/JobRef.ts"
 import { PositiveDuration } from "../access/Idempotency.ts"
 import type { ProviderTimeout, ProviderTransient } from "../providers/Provider.ts"
 import { Providers } from "../providers/Provider.ts"
-import * as ExecutionRules from "./ExecutionRules.ts"
-import { UnknownJob } from "./JobErrors.ts"
-import type { RunRef } from "./JobRecord.ts"
 import * as JobStore from "./JobStore.ts"
-import * as WorkRules from "./WorkRules.ts"
+import * as Execution from "./rules/Execution.ts"
+import { UnknownJob } from "./rules/JobErrors.ts"
+import type { RunRef } from "./rules/JobRecord.ts"
+import * as Proposal from "./rules/Proposal.ts"
 
 /**
  * A Job's proposals: built from the provider's quotes (the first that fits and was not excluded), stored
@@ -62,7 +62,7 @@ export const make = (reads: Reads) =>
     const plan = (ref: RunRef) =>
       Effect.gen(function*() {
         const record = yield* store.find(ref.accountId, ref.jobId)
-        if (!ExecutionRules.isCurrentRun(record, ref) || record.status !== "planning" || record.objective === null) {
+        if (!Execution.isCurrentRun(record, ref) || record.status !== "planning" || record.objective === null) {
           return
         }
         const quotes = yield* providers.quote({
@@ -81,12 +81,12 @@ export const make = (reads: Reads) =>
           ref.accountId,
           ref.jobId,
           (current, now) =>
-            Result.succeed(WorkRules.present(current, ref, { provider: providers.name, quotes, ttlMillis }, now))
+            Result.succeed(Proposal.present(current, ref, { provider: providers.name, quotes, ttlMillis }, now))
         )
       }).pipe(Effect.catchIf((error) => error instanceof UnknownJob, () => Effect.void))
 
     const expire = (accountId: AccountId, jobId: JobId) =>
-      store.mutate(accountId, jobId, (record, now) => Result.succeed(WorkRules.expire(record, now))).pipe(
+      store.mutate(accountId, jobId, (record, now) => Result.succeed(Proposal.expire(record, now))).pipe(
         Effect.map((change) => change.events.length > 0),
         Effect.catchIf((error) => error instanceof UnknownJob, () => Effect.succeed(false))
       )

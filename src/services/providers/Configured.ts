@@ -2,7 +2,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as HttpProvider from "./HttpProvider.ts"
 import { ProviderKind } from "./Provider.ts"
-import * as SandboxLive from "./SandboxLive.ts"
+import * as SqlSandbox from "./SqlSandbox.ts"
 
 /**
  * The provider `PROVIDER` names: `sandbox` (the default) or `http`. The sandbox's ledger is served
@@ -11,5 +11,5 @@ import * as SandboxLive from "./SandboxLive.ts"
 export const layer = Layer.unwrap(Effect.gen(function*() {
   const kind = yield* ProviderKind
   // The right side of a merge wins: the http provider, beside the sandbox's ledger.
-  return kind === "sandbox" ? SandboxLive.layerLive : Layer.merge(SandboxLive.layerLive, HttpProvider.layer)
+  return kind === "sandbox" ? SqlSandbox.layer : Layer.merge(SqlSandbox.layer, HttpProvider.layer)
 }))

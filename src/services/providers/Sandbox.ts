@@ -10,7 +10,7 @@ import { currencyCodes } from "../../schema/Constraint.ts"
 import type { Unavailable } from "../../schema/Errors.ts"
 import type { ProposalDocument } from "../../schema/Proposal.ts"
 import { findPlace } from "../interpreter/Places.ts"
-import { WorkTiming } from "../jobs/WorkTiming.ts"
+import { Timing } from "../jobs/runner/Timing.ts"
 import { sha256Hex } from "../Sha256.ts"
 import type { Inspection, Quote, QuoteRequest } from "./Provider.ts"
 import { ProviderPermanent, Providers, ProviderTimeout, ProviderTransient } from "./Provider.ts"
@@ -240,13 +240,13 @@ const cancelDecision = (current: Row): Decision<void> => {
 }
 
 /**
- * `sandbox:slow`: every call takes `WorkTiming.slowCall` (2 s). A call that changes something does it
+ * `sandbox:slow`: every call takes `Timing.slowCall` (2 s). A call that changes something does it
  * halfway through, as a remote provider would: a caller that stops waiting, or dies, meanwhile cannot
  * know whether it was done.
  */
 const slowly = (constraints: ReadonlyArray<Constraint>, part = 1) =>
   directivesOf(constraints).has("slow")
-    ? WorkTiming.use(({ slowCall }) => Effect.sleep(Duration.times(slowCall, part)))
+    ? Timing.use(({ slowCall }) => Effect.sleep(Duration.times(slowCall, part)))
     : Effect.void
 
 const halfway = <A, E, R>(constraints: ReadonlyArray<Constraint>, change: Effect.Effect<A, E, R>) =>

@@ -14,7 +14,7 @@ import { DatabaseConfig } from "./Database.ts"
  * included, which a PostgreSQL `text` column cannot hold. `email_key` is the lower-cased address,
  * the identity of a member; `email` is the spelling of the first registration.
  * `last_submitted_at` made a repeated registration write as much as a new one; it is no longer written
- * (the log message of `WaitlistLive` does that without a row lock), and kept with what it holds.
+ * (the log message of `SqlWaitlist` does that without a row lock), and kept with what it holds.
  */
 const createWaitlistMembers = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient

@@ -1,8 +1,8 @@
 import canonicalize from "canonicalize"
 import * as Result from "effect/Result"
 import { randomBytes } from "node:crypto"
-import type { AccountId } from "../../schema/ApiKey.ts"
-import type { Constraint, ConstraintInput, ConstraintSource } from "../../schema/Constraint.ts"
+import type { AccountId } from "../../../schema/ApiKey.ts"
+import type { Constraint, ConstraintInput, ConstraintSource } from "../../../schema/Constraint.ts"
 import type {
   AnswerQuestionsRequest,
   ChangeConstraintsRequest,
@@ -10,10 +10,10 @@ import type {
   Job,
   JobId,
   JobStatus
-} from "../../schema/Job.ts"
-import { isTerminal } from "../../schema/Job.ts"
-import type { JobProposal } from "../../schema/Proposal.ts"
-import type { Interpretation, InterpretedConstraint, InterpretInput } from "../interpreter/Interpreter.ts"
+} from "../../../schema/Job.ts"
+import { isTerminal } from "../../../schema/Job.ts"
+import type { JobProposal } from "../../../schema/Proposal.ts"
+import type { Interpretation, InterpretedConstraint, InterpretInput } from "../../interpreter/Interpreter.ts"
 import { RejectedInput, StaleRevision, WrongState } from "./JobErrors.ts"
 
 import type { Change, JobRecord, NewEvent, ProposalState, RunRef } from "./JobRecord.ts"

@@ -45,14 +45,14 @@ const make = (viaNotify: boolean) =>
  * Wake-ups within this process only: the in-memory stores, and the embedded database too (its one
  * backend does not deliver notifications across connections).
  */
-export const layerTest = Layer.effect(EventSignal)(make(false))
+export const layerInProcess = Layer.effect(EventSignal)(make(false))
 
 /**
  * PostgreSQL: `LISTEN` on one connection of the pool, each notification waking its account. A lost
  * connection is listened on again (after 1 s, then at most every 10 s); every start of listening wakes
  * everyone, since notifications sent before it are lost.
  */
-export const layerLive = Layer.effect(EventSignal)(Effect.gen(function*() {
+export const layerListen = Layer.effect(EventSignal)(Effect.gen(function*() {
   const pg = yield* PgClient.PgClient
   const signal = yield* make(true)
   const listen = Effect.scoped(Effect.gen(function*() {
@@ -75,7 +75,7 @@ export const layerLive = Layer.effect(EventSignal)(Effect.gen(function*() {
   return signal
 }))
 
-/** `layerLive` on PostgreSQL (`DATABASE_URL`), `layerTest` on the embedded store. */
+/** `layerListen` on PostgreSQL (`DATABASE_URL`), `layerInProcess` on the embedded store. */
 export const layer = Layer.unwrap(
-  Effect.map(DatabaseConfig, ({ url }) => Option.isSome(url) ? layerLive : layerTest)
+  Effect.map(DatabaseConfig, ({ url }) => Option.isSome(url) ? layerListen : layerInProcess)
 )

@@ -2,21 +2,21 @@ import canonicalize from "canonicalize"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { randomBytes } from "node:crypto"
-import type { Money } from "../../schema/Constraint.ts"
-import { questionId } from "../../schema/Constraint.ts"
-import type { JobStatus } from "../../schema/Job.ts"
-import type { Approval, ApprovalId, ApprovalRequest, ProposalHash } from "../../schema/Proposal.ts"
-import { ProposalDocument } from "../../schema/Proposal.ts"
-import type { Quote } from "../providers/Provider.ts"
-import { executionKey } from "../providers/Provider.ts"
-import { sha256Hex } from "../Sha256.ts"
+import type { Money } from "../../../schema/Constraint.ts"
+import { questionId } from "../../../schema/Constraint.ts"
+import type { JobStatus } from "../../../schema/Job.ts"
+import type { Approval, ApprovalId, ApprovalRequest, ProposalHash } from "../../../schema/Proposal.ts"
+import { ProposalDocument } from "../../../schema/Proposal.ts"
+import type { Quote } from "../../providers/Provider.ts"
+import { executionKey } from "../../providers/Provider.ts"
+import { sha256Hex } from "../../Sha256.ts"
 import { ProposalLapsed, ProposalNotOpen, StaleRevision, WrongState } from "./JobErrors.ts"
 import type { Change, ExecutionState, JobRecord, NewEvent, ProposalState, RunRef } from "./JobRecord.ts"
 
 /**
  * The rules of a Job's work after its interpretation (docs/API.md, "Proposals, approvals,
  * execution"), as pure functions from a Job to the Job after a step and the events that say so, like
- * `JobLifecycle`'s. Every event that moves the Job carries its new `status`, so the fold of the events
+ * `Revision`'s. Every event that moves the Job carries its new `status`, so the fold of the events
  * gives the Job.
  */
 

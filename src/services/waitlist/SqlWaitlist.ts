@@ -35,7 +35,7 @@ const maxBatchSize = 256
 const concurrentBatches = 2
 
 /** PostgreSQL, through whichever `SqlClient` the `Database` layer provides. */
-export const layerLive = Layer.effect(Waitlist)(Effect.gen(function*() {
+export const layer = Layer.effect(Waitlist)(Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const { statementTimeout } = yield* DatabaseConfig
 
@@ -155,5 +155,5 @@ export const layerLive = Layer.effect(Waitlist)(Effect.gen(function*() {
  * The Live waitlist on its migrated store, with the store's `SqlClient`: as the service opens it
  * (`Database.layer`, the default) or as a command borrows it (`Database.layerCommand`).
  */
-export const layer = (database: typeof Database.layer = Database.layer) =>
-  layerLive.pipe(Layer.provide(Migrations.layer), Layer.provideMerge(database))
+export const layerMigrated = (database: typeof Database.layer = Database.layer) =>
+  layer.pipe(Layer.provide(Migrations.layer), Layer.provideMerge(database))

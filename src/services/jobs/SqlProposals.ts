@@ -6,13 +6,13 @@ import type { AccountId } from "../../schema/ApiKey.ts"
 import type { JobId } from "../../schema/JobRef.ts"
 import * as StoreGuard from "../store/StoreGuard.ts"
 import * as JobStore from "./JobStore.ts"
-import * as JobStoreLive from "./JobStoreLive.ts"
 import { make, Proposals } from "./Proposals.ts"
+import * as SqlJobStore from "./SqlJobStore.ts"
 
 const fromUtf8 = new TextDecoder()
 
 /** PostgreSQL. */
-export const layerLive = Layer.effect(Proposals)(Effect.gen(function*() {
+export const layer = Layer.effect(Proposals)(Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const guard = yield* StoreGuard.make("proposals")
   return yield* make({
@@ -29,4 +29,4 @@ export const layerLive = Layer.effect(Proposals)(Effect.gen(function*() {
       Effect.map((rows) => rows.map((row) => ({ accountId: row.account_id as AccountId, jobId: row.id as JobId })))
     )
   })
-})).pipe(Layer.provide(JobStoreLive.layerLive))
+})).pipe(Layer.provide(SqlJobStore.layer))

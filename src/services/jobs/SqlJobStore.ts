@@ -5,14 +5,14 @@ import * as SqlClient from "effect/sql/SqlClient"
 import type * as Statement from "effect/sql/Statement"
 import type { AccountId } from "../../schema/ApiKey.ts"
 import type { JobId } from "../../schema/JobRef.ts"
-import { channel, EventSignal } from "../events/EventSignal.ts"
 import * as StoreGuard from "../store/StoreGuard.ts"
 import * as Transaction from "../store/Transaction.ts"
-import * as JobLifecycle from "./JobLifecycle.ts"
-import { fromStored } from "./JobRecord.ts"
-import type { Change, JobRecord } from "./JobRecord.ts"
+import { channel, EventSignal } from "./EventSignal.ts"
 import { eventsPerTransaction, JobStore, notFound, nowIso, signalRuns } from "./JobStore.ts"
-import { JobWork } from "./JobWork.ts"
+import { fromStored } from "./rules/JobRecord.ts"
+import type { Change, JobRecord } from "./rules/JobRecord.ts"
+import * as Revision from "./rules/Revision.ts"
+import { RunQueue } from "./runner/RunQueue.ts"
 
 const utf8 = new TextEncoder()
 
@@ -25,10 +25,10 @@ const utf8 = new TextEncoder()
  * lock before it writes anything (its transaction id is assigned then), so a Job's events are in the
  * order its changes committed.
  */
-export const layerLive = Layer.effect(JobStore)(Effect.gen(function*() {
+export const layer = Layer.effect(JobStore)(Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const guard = yield* StoreGuard.make("jobs")
-  const work = yield* JobWork
+  const work = yield* RunQueue
   const signal = yield* EventSignal
 
   /**
@@ -45,7 +45,7 @@ export const layerLive = Layer.effect(JobStore)(Effect.gen(function*() {
         change.events.map((event, i) => ({ i, type: event.type, data: JSON.stringify(event.data) }))
       )
       const last = change.events.length - 1
-      const view = JSON.stringify(JobLifecycle.toView(record))
+      const view = JSON.stringify(Revision.toView(record))
       const [row] = yield* sql<{ readonly used: number }>`
         WITH job AS (${job}),
         block AS (
@@ -102,9 +102,9 @@ export const layerLive = Layer.effect(JobStore)(Effect.gen(function*() {
     })
 
   const columns = (record: JobRecord) => {
-    const expiresAt = JobLifecycle.openUntil(record)
+    const expiresAt = Revision.openUntil(record)
     return {
-      needsRun: JobLifecycle.runsOf(record).length > 0,
+      needsRun: Revision.runsOf(record).length > 0,
       expiresAt: expiresAt === null ? null : new Date(expiresAt)
     }
   }

@@ -20,7 +20,7 @@ const utf8 = new TextEncoder()
 const fromUtf8 = new TextDecoder()
 
 /** PostgreSQL. */
-export const layerLive = Layer.effect(Idempotency)(Effect.gen(function*() {
+export const layer = Layer.effect(Idempotency)(Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const guard = yield* StoreGuard.make("idempotency")
   const config = yield* IdempotencyConfig

@@ -8,9 +8,6 @@ import * as Result from "effect/Result"
 import type { AccountId } from "../../schema/ApiKey.ts"
 import type { JobAsOf, JobEvent, ViewPoint } from "../../schema/JobEvent.ts"
 import type { JobId } from "../../schema/JobRef.ts"
-import type { HistoryPruned, UnknownJob } from "./JobErrors.ts"
-import * as JobFold from "./JobFold.ts"
-import * as JobLifecycle from "./JobLifecycle.ts"
 import type { EventPageOptions, EventRead } from "./Jobs.ts"
 import {
   commands,
@@ -25,9 +22,12 @@ import {
 } from "./Jobs.ts"
 import * as JobStore from "./JobStore.ts"
 import { notFound, nowIso } from "./JobStore.ts"
-import type { MemoryState } from "./JobStoreTest.ts"
-import * as JobStoreTest from "./JobStoreTest.ts"
-import { findIn, MemoryJobs } from "./JobStoreTest.ts"
+import type { MemoryState } from "./MemoryJobStore.ts"
+import * as MemoryJobStore from "./MemoryJobStore.ts"
+import { findIn, JobMemory } from "./MemoryJobStore.ts"
+import * as EventFold from "./rules/EventFold.ts"
+import type { HistoryPruned, UnknownJob } from "./rules/JobErrors.ts"
+import * as Revision from "./rules/Revision.ts"
 
 /** The index of the first of `items` (ordered by `key`) whose key is above `bound`. */
 const firstAbove = <A>(items: ReadonlyArray<A>, bound: number, key: (item: A) => number) => {
@@ -43,10 +43,10 @@ const firstAbove = <A>(items: ReadonlyArray<A>, bound: number, key: (item: A) =>
 
 const positionOf = (event: JobEvent) => event.position
 
-/** In memory, over the store the Job family's Test layers share (`MemoryJobs`), with the semantics of `layerLive`. */
+/** In memory, over the store the Job family's Test layers share (`JobMemory`), with the semantics of `layerLive`. */
 const memory = Layer.effect(Jobs)(Effect.gen(function*() {
   const store = yield* JobStore.JobStore
-  const { state } = yield* MemoryJobs
+  const { state } = yield* JobMemory
   const { retention } = yield* EventsConfig
   const find = findIn
   const mutate = store.mutate
@@ -75,7 +75,7 @@ const memory = Layer.effect(Jobs)(Effect.gen(function*() {
     if ((current.prunedThrough.get(accountId) ?? 0) >= next.first) return Result.fail(cursorExpired(point.position))
     const events = current.jobEvents.get(id) ?? []
     const since = events.slice(firstAbove(events, from, positionOf), firstAbove(events, point.position, positionOf))
-    const job = JobFold.fold(base?.snapshot, since)
+    const job = EventFold.fold(base?.snapshot, since)
     return job === undefined
       ? Result.fail(noView(id, point))
       : Result.succeed(withAsOf(job, since.at(-1)?.position ?? from))
@@ -122,14 +122,14 @@ const memory = Layer.effect(Jobs)(Effect.gen(function*() {
     ...commands(mutate),
     create: (accountId, input) =>
       Effect.gen(function*() {
-        const change = JobLifecycle.create(JobLifecycle.newJobId(), accountId, input, yield* nowIso)
+        const change = Revision.create(Revision.newJobId(), accountId, input, yield* nowIso)
         yield* store.insert(change)
-        return JobLifecycle.toView(change.record)
+        return Revision.toView(change.record)
       }),
     get: (accountId, id) =>
       Effect.flatMap(Ref.get(state), (current) => {
         const entry = find(current, accountId, id)
-        return entry === undefined ? Effect.fail(notFound(id)) : Effect.succeed(JobLifecycle.toView(entry.record))
+        return entry === undefined ? Effect.fail(notFound(id)) : Effect.succeed(Revision.toView(entry.record))
       }),
     view: (accountId, id, point) =>
       Effect.flatMap(Ref.get(state), (current) => Effect.fromResult(pointInTime(current, accountId, id, point))),
@@ -146,7 +146,7 @@ const memory = Layer.effect(Jobs)(Effect.gen(function*() {
           .sort((a, b) => b.seq - a.seq)
         const page = rows.slice(0, options.limit)
         return {
-          data: page.map(({ record }) => JobLifecycle.toView(record)),
+          data: page.map(({ record }) => Revision.toView(record)),
           nextCursor: rows.length > options.limit ? encodeCursor(page[page.length - 1]!.seq) : null
         }
       }),
@@ -166,10 +166,10 @@ const memory = Layer.effect(Jobs)(Effect.gen(function*() {
     }),
     pendingRuns: Effect.map(Ref.get(state), (current) =>
       Array.from(current.jobs.values())
-        .filter(({ record }) => JobLifecycle.runsOf(record).length > 0)
+        .filter(({ record }) => Revision.runsOf(record).length > 0)
         .sort((a, b) => a.seq - b.seq)
         .slice(0, 100)
-        .flatMap(({ record }) => JobLifecycle.runsOf(record))),
+        .flatMap(({ record }) => Revision.runsOf(record))),
     interpretationInput: (ref) =>
       Effect.map(Ref.get(state), (current) => {
         const entry = find(current, ref.accountId, ref.jobId)
@@ -180,5 +180,5 @@ const memory = Layer.effect(Jobs)(Effect.gen(function*() {
   }
 }))
 
-/** In memory, on the store the Job family's Test layers share (`JobStoreTest.layerTest`). */
-export const layerTest = memory.pipe(Layer.provide(JobStoreTest.layerTest))
+/** In memory, on the store the Job family's Test layers share (`MemoryJobStore.layerMemory`). */
+export const layerMemory = memory.pipe(Layer.provide(MemoryJobStore.layerMemory))

@@ -8,12 +8,12 @@ import type { AccountId } from "../../schema/ApiKey.ts"
 import type { Job, JobId } from "../../schema/Job.ts"
 import type { JobEvent } from "../../schema/JobEvent.ts"
 import type { Approval, ProposalHash } from "../../schema/Proposal.ts"
-import { EventSignal } from "../events/EventSignal.ts"
-import type { UnknownJob } from "./JobErrors.ts"
-import * as JobLifecycle from "./JobLifecycle.ts"
-import type { Change, JobRecord } from "./JobRecord.ts"
+import { EventSignal } from "./EventSignal.ts"
 import { JobStore, notFound, nowIso, signalRuns } from "./JobStore.ts"
-import { JobWork } from "./JobWork.ts"
+import type { UnknownJob } from "./rules/JobErrors.ts"
+import type { Change, JobRecord } from "./rules/JobRecord.ts"
+import * as Revision from "./rules/Revision.ts"
+import { RunQueue } from "./runner/RunQueue.ts"
 
 export interface StoredRevision {
   readonly revision: number
@@ -42,9 +42,9 @@ export interface MemoryState {
  * The in-memory store the Test layers of `Jobs`, `Proposals` and `Approvals` share, so that one
  * behaviour suite runs unchanged on them and on PostgreSQL.
  */
-export class MemoryJobs extends Context.Service<MemoryJobs, {
+export class JobMemory extends Context.Service<JobMemory, {
   readonly state: Ref.Ref<MemoryState>
-}>()("MemoryJobs") {}
+}>()("JobMemory") {}
 
 const write = (current: MemoryState, change: Change, seq: number): MemoryState => {
   const { record } = change
@@ -60,7 +60,7 @@ const write = (current: MemoryState, change: Change, seq: number): MemoryState =
   const previous = revisions.at(-1)
   const revision: StoredRevision = {
     revision: record.revision,
-    snapshot: JobLifecycle.toView(record),
+    snapshot: Revision.toView(record),
     first: previous?.revision === record.revision ? previous.first : events[0]!.position,
     last: events[events.length - 1]!.position
   }
@@ -104,7 +104,7 @@ const write = (current: MemoryState, change: Change, seq: number): MemoryState =
   }
 }
 
-export const openUntilOf = JobLifecycle.openUntil
+export const openUntilOf = Revision.openUntil
 
 export const findIn = (current: MemoryState, accountId: AccountId, id: string) => {
   const entry = current.jobs.get(id)
@@ -112,8 +112,8 @@ export const findIn = (current: MemoryState, accountId: AccountId, id: string) =
 }
 
 /** In memory, with the semantics of `layerLive`: one atomic update per change, then the same signals. */
-export const layerTest = Layer.effectContext(Effect.gen(function*() {
-  const work = yield* JobWork
+export const layerMemory = Layer.effectContext(Effect.gen(function*() {
+  const work = yield* RunQueue
   const signal = yield* EventSignal
   const state = yield* Ref.make<MemoryState>({
     jobs: new Map(),
@@ -163,5 +163,5 @@ export const layerTest = Layer.effectContext(Effect.gen(function*() {
         return entry === undefined ? Effect.fail(notFound(id)) : Effect.succeed(entry.record)
       })
   })
-  return Context.make(JobStore, store).pipe(Context.add(MemoryJobs, { state }))
+  return Context.make(JobStore, store).pipe(Context.add(JobMemory, { state }))
 }))

@@ -5,22 +5,22 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
-import type { Unavailable } from "../../schema/Errors.ts"
-import type { ProposalDocument } from "../../schema/Proposal.ts"
-import { Interpreter } from "../interpreter/Interpreter.ts"
-import type { ProviderError } from "../providers/Provider.ts"
-import { Providers, ProviderTimeout, ProviderTransient } from "../providers/Provider.ts"
-import { Approvals } from "./Approvals.ts"
-import * as ExecutionRules from "./ExecutionRules.ts"
-import type { CallResult, Undo } from "./ExecutionRules.ts"
-import { UnknownJob } from "./JobErrors.ts"
-import type { ExecutionState, JobRecord, RunRef } from "./JobRecord.ts"
-import type { Change } from "./JobRecord.ts"
-import { Jobs } from "./Jobs.ts"
-import { JobStore } from "./JobStore.ts"
-import { Proposals } from "./Proposals.ts"
+import type { Unavailable } from "../../../schema/Errors.ts"
+import type { ProposalDocument } from "../../../schema/Proposal.ts"
+import { Interpreter } from "../../interpreter/Interpreter.ts"
+import type { ProviderError } from "../../providers/Provider.ts"
+import { Providers, ProviderTimeout, ProviderTransient } from "../../providers/Provider.ts"
+import { Approvals } from "../Approvals.ts"
+import { Jobs } from "../Jobs.ts"
+import { JobStore } from "../JobStore.ts"
+import { Proposals } from "../Proposals.ts"
+import * as Execution from "../rules/Execution.ts"
+import type { CallResult, Undo } from "../rules/Execution.ts"
+import { UnknownJob } from "../rules/JobErrors.ts"
+import type { ExecutionState, JobRecord, RunRef } from "../rules/JobRecord.ts"
+import type { Change } from "../rules/JobRecord.ts"
+import * as Timing from "./Timing.ts"
 import { Verifier } from "./Verifier.ts"
-import * as WorkTiming from "./WorkTiming.ts"
 
 /**
  * Whether a run has more to do after a step: go on, stop, or wait until its open proposal expires (a
@@ -40,9 +40,9 @@ export type Next = typeof Next.Type
  * changes nothing twice: every record is conditional on the Job's state, and every provider call of
  * an execution carries its durable key.
  */
-export class Work extends Context.Service<Work, {
+export class Steps extends Context.Service<Steps, {
   readonly advance: (ref: RunRef) => Effect.Effect<Next, Unavailable>
-}>()("Work") {}
+}>()("Steps") {}
 
 const isUnanswered = (error: unknown): error is ProviderTransient | ProviderTimeout =>
   error instanceof ProviderTransient || error instanceof ProviderTimeout
@@ -53,10 +53,10 @@ const isUnanswered = (error: unknown): error is ProviderTransient | ProviderTime
  */
 const whole = Effect.uninterruptible
 
-export const layer = Layer.effect(Work)(Effect.gen(function*() {
-  const timing = yield* WorkTiming.WorkTiming
+export const layer = Layer.effect(Steps)(Effect.gen(function*() {
+  const timing = yield* Timing.Timing
   // Waits out what cannot answer now, for as long as it takes.
-  const waitOut = WorkTiming.waitOut(timing)
+  const waitOut = Timing.waitOut(timing)
   const store = yield* JobStore
   const jobs = yield* Jobs
   const interpreter = yield* Interpreter
@@ -99,7 +99,7 @@ export const layer = Layer.effect(Work)(Effect.gen(function*() {
 
   /**
    * One attempt to undo what an execution did, if anything: inspect by key, then cancel what stands.
-   * Each attempt is recorded (`ExecutionRules.undone`), so that every call made to undo has its event.
+   * Each attempt is recorded (`Execution.undone`), so that every call made to undo has its event.
    */
   const undo = (execution: ExecutionState): Effect.Effect<Undo> =>
     whole(providers.inspect(execution.key)).pipe(
@@ -118,18 +118,18 @@ export const layer = Layer.effect(Work)(Effect.gen(function*() {
   /** The run's execution: called, verified, or undone, one step at a time. */
   const settle = (ref: RunRef, job: JobRecord, execution: ExecutionState) =>
     Effect.gen(function*() {
-      const carryOn = ExecutionRules.wanted(job, execution)
+      const carryOn = Execution.wanted(job, execution)
       const document = job.proposal?.hash === execution.proposalHash ? job.proposal.document : undefined
       if (!carryOn || execution.phase === "undoing" || document === undefined) {
-        if (execution.undoAttempts > 0) yield* Effect.sleep(WorkTiming.undoBackoff(timing, execution.undoAttempts))
+        if (execution.undoAttempts > 0) yield* Effect.sleep(Timing.undoBackoff(timing, execution.undoAttempts))
         const result = yield* undo(execution)
-        yield* record(ref, (current, now) => ExecutionRules.undone(current, execution.number, result, now))
+        yield* record(ref, (current, now) => Execution.undone(current, execution.number, result, now))
         return
       }
       if (execution.phase === "calling") {
-        if (execution.attempts > 0) yield* Effect.sleep(WorkTiming.backoff(timing, execution.attempts))
+        if (execution.attempts > 0) yield* Effect.sleep(Timing.backoff(timing, execution.attempts))
         const result = yield* call(execution, document)
-        yield* record(ref, (current, now) => ExecutionRules.executed(current, execution.number, result, now))
+        yield* record(ref, (current, now) => Execution.executed(current, execution.number, result, now))
         return
       }
       // A provider that cannot answer now has not failed verification: it is asked again until it answers.
@@ -141,19 +141,19 @@ export const layer = Layer.effect(Work)(Effect.gen(function*() {
       )
       yield* record(
         ref,
-        (current, now) => ExecutionRules.verified(current, execution.number, providers.name, verification, now)
+        (current, now) => Execution.verified(current, execution.number, providers.name, verification, now)
       )
     })
 
   const advance = (ref: RunRef): Effect.Effect<Next, Unavailable> =>
     Effect.gen(function*() {
       const job = yield* store.find(ref.accountId, ref.jobId)
-      const execution = ExecutionRules.ownedBy(job, ref)
+      const execution = Execution.ownedBy(job, ref)
       if (execution !== undefined) {
         yield* settle(ref, job, execution)
         return "continue" as const
       }
-      if (!ExecutionRules.isCurrentRun(job, ref)) return "stop" as const
+      if (!Execution.isCurrentRun(job, ref)) return "stop" as const
       switch (job.status) {
         case "interpreting":
           yield* interpret(ref)
@@ -188,5 +188,5 @@ export const layer = Layer.effect(Work)(Effect.gen(function*() {
       }
     }).pipe(Effect.catchIf((error) => error instanceof UnknownJob, () => Effect.succeed("stop" as const)))
 
-  return Work.of({ advance })
+  return Steps.of({ advance })
 }))

@@ -2,11 +2,11 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import type { ProposalDocument } from "../../schema/Proposal.ts"
-import type { ProviderTimeout, ProviderTransient } from "../providers/Provider.ts"
-import { Providers } from "../providers/Provider.ts"
-import * as ExecutionRules from "./ExecutionRules.ts"
-import type { Verification } from "./ExecutionRules.ts"
+import type { ProposalDocument } from "../../../schema/Proposal.ts"
+import type { ProviderTimeout, ProviderTransient } from "../../providers/Provider.ts"
+import { Providers } from "../../providers/Provider.ts"
+import * as Execution from "../rules/Execution.ts"
+import type { Verification } from "../rules/Execution.ts"
 
 /**
  * Checks that a side effect happened as proposed, from the provider's independent record of the key
@@ -24,6 +24,6 @@ export const layer = Layer.effect(Verifier)(Effect.gen(function*() {
   const providers = yield* Providers
   return Verifier.of({
     verify: (document, key) =>
-      Effect.map(providers.inspect(key), (inspection) => ExecutionRules.compare(document, Option.getOrNull(inspection)))
+      Effect.map(providers.inspect(key), (inspection) => Execution.compare(document, Option.getOrNull(inspection)))
   })
 }))

@@ -35,7 +35,7 @@ const unavailable = () => new ProviderTransient({ message: "the sandbox's ledger
  * The ledger in the service's database: each call is one short transaction that holds its key's lock,
  * so that calls with one key from any number of processes perform at most one side effect.
  */
-export const layerLive = Layer.effectContext(Effect.gen(function*() {
+export const layer = Layer.effectContext(Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const guard = yield* StoreGuard.make("sandbox")
   const select = (key: string) =>

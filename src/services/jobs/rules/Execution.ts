@@ -1,12 +1,12 @@
 import * as Schema from "effect/Schema"
-import { Money } from "../../schema/Constraint.ts"
-import type { JobStatus } from "../../schema/Job.ts"
-import type { Outcome, ProposalDocument } from "../../schema/Proposal.ts"
-import type { Inspection } from "../providers/Provider.ts"
+import { Money } from "../../../schema/Constraint.ts"
+import type { JobStatus } from "../../../schema/Job.ts"
+import type { Outcome, ProposalDocument } from "../../../schema/Proposal.ts"
+import type { Inspection } from "../../providers/Provider.ts"
 import type { Change, ExecutionState, JobRecord, NewEvent, RunRef } from "./JobRecord.ts"
 import { closedProposal } from "./JobRecord.ts"
 
-import { at, atMost, isCurrent, noChange, step, units } from "./WorkRules.ts"
+import { at, atMost, isCurrent, noChange, step, units } from "./Proposal.ts"
 
 /** The rules of an execution after its claim: the provider's answer, the Verifier's finding, the undo. */
 

@@ -7,7 +7,7 @@ import type { Row } from "./Sandbox.ts"
 import { make, toEntry } from "./Sandbox.ts"
 
 /** In memory, with the semantics of `layerLive`: one lock orders calls as the row lock does. */
-export const layerTest = Layer.effectContext(Effect.gen(function*() {
+export const layerMemory = Layer.effectContext(Effect.gen(function*() {
   const rows = yield* Ref.make<ReadonlyArray<Row>>([])
   const lock = yield* Semaphore.make(1)
   return make({

@@ -7,9 +7,6 @@ import type { AccountId } from "../../schema/ApiKey.ts"
 import type { CreateJobRequest, Job, JobId } from "../../schema/Job.ts"
 import type { EventType, JobEvent, ViewPoint } from "../../schema/JobEvent.ts"
 import * as StoreGuard from "../store/StoreGuard.ts"
-import * as JobFold from "./JobFold.ts"
-import * as JobLifecycle from "./JobLifecycle.ts"
-import { fromStored } from "./JobRecord.ts"
 import type { EventPageOptions } from "./Jobs.ts"
 import {
   commands,
@@ -25,7 +22,10 @@ import {
 } from "./Jobs.ts"
 import * as JobStore from "./JobStore.ts"
 import { eventsPerTransaction, notFound, nowIso } from "./JobStore.ts"
-import * as JobStoreLive from "./JobStoreLive.ts"
+import * as EventFold from "./rules/EventFold.ts"
+import { fromStored } from "./rules/JobRecord.ts"
+import * as Revision from "./rules/Revision.ts"
+import * as SqlJobStore from "./SqlJobStore.ts"
 
 /** Events deleted by one statement of the prune. */
 const pruneBatchSize = 1000
@@ -77,9 +77,9 @@ const live = Layer.effect(Jobs)(Effect.gen(function*() {
 
   const create = (accountId: AccountId, input: CreateJobRequest) =>
     Effect.gen(function*() {
-      const change = JobLifecycle.create(JobLifecycle.newJobId(), accountId, input, yield* nowIso)
+      const change = Revision.create(Revision.newJobId(), accountId, input, yield* nowIso)
       yield* store.insert(change)
-      return JobLifecycle.toView(change.record)
+      return Revision.toView(change.record)
     })
 
   const mutate = store.mutate
@@ -127,7 +127,7 @@ const live = Layer.effect(Jobs)(Effect.gen(function*() {
         WHERE e.job_id = ${id} AND e.position > ${from} AND e.position <= ${point.position}
           AND e.position < ${horizon}
         ORDER BY e.position`).map(toEvent)
-      const job = JobFold.fold(snapshot, since)
+      const job = EventFold.fold(snapshot, since)
       if (job === undefined) return yield* Effect.fail(noView(id, point))
       return withAsOf(job, since.at(-1)?.position ?? from)
     })
@@ -191,7 +191,7 @@ const live = Layer.effect(Jobs)(Effect.gen(function*() {
   return {
     ...commands(mutate),
     create,
-    get: (accountId, id) => guard(Effect.map(find(accountId, id), JobLifecycle.toView)),
+    get: (accountId, id) => guard(Effect.map(find(accountId, id), Revision.toView)),
     view: (accountId, id, point) => guard(pointInTime(accountId, id, point)),
     list: (accountId, options) =>
       guard(Effect.gen(function*() {
@@ -204,7 +204,7 @@ const live = Layer.effect(Jobs)(Effect.gen(function*() {
           ORDER BY jobs.seq DESC LIMIT ${options.limit + 1}`
         const page = rows.slice(0, options.limit)
         return {
-          data: page.map((row) => JobLifecycle.toView(parse(row.record))),
+          data: page.map((row) => Revision.toView(parse(row.record))),
           nextCursor: rows.length > options.limit ? encodeCursor(Number(page[page.length - 1]!.seq)) : null
         }
       })),
@@ -235,7 +235,7 @@ const live = Layer.effect(Jobs)(Effect.gen(function*() {
     }),
     pendingRuns: guard(sql<{ readonly record: string }>`
       SELECT record FROM jobs WHERE needs_run ORDER BY seq LIMIT 100`).pipe(
-      Effect.map((rows) => rows.flatMap((row) => JobLifecycle.runsOf(parse(row.record))))
+      Effect.map((rows) => rows.flatMap((row) => Revision.runsOf(parse(row.record))))
     ),
     interpretationInput: (ref) =>
       guard(find(ref.accountId, ref.jobId)).pipe(
@@ -249,5 +249,5 @@ const live = Layer.effect(Jobs)(Effect.gen(function*() {
   }
 }))
 
-/** PostgreSQL, changing Jobs through `JobStoreLive.layerLive`. */
-export const layerLive = live.pipe(Layer.provide(JobStoreLive.layerLive))
+/** PostgreSQL, changing Jobs through `SqlJobStore.layer`. */
+export const layer = live.pipe(Layer.provide(SqlJobStore.layer))

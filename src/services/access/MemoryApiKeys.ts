@@ -14,7 +14,7 @@ interface StoredKey extends KeyInfo {
 }
 
 /** In memory, with the semantics of `layerLive`. */
-export const layerTest = Layer.effect(ApiKeys)(Effect.gen(function*() {
+export const layerMemory = Layer.effect(ApiKeys)(Effect.gen(function*() {
   interface State {
     readonly accounts: Map<string, AccountId>
     readonly keys: Map<string, StoredKey>

@@ -17,15 +17,15 @@ import * as Activity from "effect/workflow/Activity"
 import * as DurableClock from "effect/workflow/DurableClock"
 import * as Workflow from "effect/workflow/Workflow"
 import * as WorkflowEngine from "effect/workflow/WorkflowEngine"
-import { AccountId } from "../../schema/ApiKey.ts"
-import { JobId } from "../../schema/Job.ts"
-import { DatabaseConfig } from "../store/Database.ts"
-import type { RunRef } from "./JobRecord.ts"
-import { Jobs } from "./Jobs.ts"
-import { JobWork } from "./JobWork.ts"
-import { Proposals } from "./Proposals.ts"
-import * as Work from "./Work.ts"
-import * as WorkTiming from "./WorkTiming.ts"
+import { AccountId } from "../../../schema/ApiKey.ts"
+import { JobId } from "../../../schema/Job.ts"
+import { DatabaseConfig } from "../../store/Database.ts"
+import { Jobs } from "../Jobs.ts"
+import { Proposals } from "../Proposals.ts"
+import type { RunRef } from "../rules/JobRecord.ts"
+import { RunQueue } from "./RunQueue.ts"
+import * as Steps from "./Steps.ts"
+import * as Timing from "./Timing.ts"
 
 /**
  * The work of one run of a revision of a Job (`JobRecord.RunRef`), run by effect/workflow's engine on
@@ -33,7 +33,7 @@ import * as WorkTiming from "./WorkTiming.ts"
  * crash the engine delivers the run again and it goes on from its last recorded step, in whichever
  * process then holds the Job's shard.
  *
- * A run is a sequence of steps (`Work.advance`): interpret, plan, claim, call the provider, verify,
+ * A run is a sequence of steps (`Steps.advance`): interpret, plan, claim, call the provider, verify,
  * undo; each step reads the Job and records what it did in the store. The engine runs them in stretches,
  * each an activity (`shapeV2`; version 1 made each step one). It ends when the Job waits for an answer or
  * has ended; while a proposal waits for a decision it sleeps on a durable timer until the proposal
@@ -43,7 +43,7 @@ import * as WorkTiming from "./WorkTiming.ts"
  *
  * Versions. A run that began before a deploy goes on after it, replayed by the new code: the engine
  * gives each recorded step (by its name) its recorded result, and runs the rest. What a step does
- * (`Work.advance` and the rules under it) may change freely: a step reads the Job from the store and
+ * (`Steps.advance` and the rules under it) may change freely: a step reads the Job from the store and
  * records its change there, so the next step of a running Job simply runs the new code. What a run's
  * replay depends on may not: the names and order of its activities and durable timers, and the schema
  * of a step's result. Changing those makes a new version of the run's shape (`RunShape`): each run
@@ -69,7 +69,7 @@ export interface RunShape {
   readonly version: number
   readonly body: (
     ref: RunRef
-  ) => Effect.Effect<void, never, Work.Work | WorkflowEngine.WorkflowEngine | WorkflowEngine.WorkflowInstance>
+  ) => Effect.Effect<void, never, Steps.Steps | WorkflowEngine.WorkflowEngine | WorkflowEngine.WorkflowInstance>
 }
 
 /** The shapes this code runs: new runs begin on `current`; `retired` ones finish the runs begun on them. */
@@ -89,18 +89,18 @@ const stepsPerStretch = 10
  * stops or waits for a proposal's expiry (after `steps`, it answers "continue"): at least once, so run
  * again after a crash it starts from where the store stands and changes nothing twice, since each step
  * reads the Job and records what it did there. A store that cannot answer is waited out
- * (`WorkTiming.waitOut`): the step is retried until it can.
+ * (`Timing.waitOut`): the step is retried until it can.
  */
 const activity = (name: string, ref: RunRef, steps: number) =>
-  Effect.flatMap(Effect.all([Work.Work, WorkTiming.WorkTiming]), ([work, timing]) => {
+  Effect.flatMap(Effect.all([Steps.Steps, Timing.Timing]), ([work, timing]) => {
     const step = work.advance(ref).pipe(
       Effect.tapError((error) => Effect.logWarning("job work waits for the store", error.message)),
-      Effect.retry(WorkTiming.waitOut(timing)),
+      Effect.retry(Timing.waitOut(timing)),
       Effect.orDie
     )
     return Activity.make({
       name,
-      success: Work.Next,
+      success: Steps.Next,
       execute: Effect.gen(function*() {
         let next = yield* step
         for (let n = 1; n < steps && next === "continue"; n++) next = yield* step
@@ -152,17 +152,17 @@ const workflow = ({ current, retired }: RunShapes) =>
   })
 
 /**
- * Starts runs as changes commit (`JobWork`), and sweeps the store (at start, then every
- * `WorkTiming.sweepInterval`) for the runs Jobs still need (a signal lost with its process is found
+ * Starts runs as changes commit (`RunQueue`), and sweeps the store (at start, then every
+ * `Timing.sweepInterval`) for the runs Jobs still need (a signal lost with its process is found
  * then) and for proposals past their expiry. Starting is idempotent: the run's id is its Job, revision
  * and run.
  */
 const starts = (current: RunShape) =>
   Layer.effectDiscard(Effect.gen(function*() {
-    const { sweepInterval } = yield* WorkTiming.WorkTiming
+    const { sweepInterval } = yield* Timing.Timing
     const jobs = yield* Jobs
     const proposals = yield* Proposals
-    const work = yield* JobWork
+    const work = yield* RunQueue
 
     const start = (ref: RunRef) =>
       JobRun.execute({
@@ -195,7 +195,7 @@ const starts = (current: RunShape) =>
  * `runner` built in the background, and built again every 5 s while it cannot be (its engine opens its
  * storage in the store as it is built): the service starts, serves the waitlist and answers the Job
  * API's requests (503 while the store is down) whether or not its database is up yet. Changes
- * committed meanwhile wait in `JobWork`, or are found by the runner's first sweep.
+ * committed meanwhile wait in `RunQueue`, or are found by the runner's first sweep.
  */
 export const inBackground = <E, R>(runner: Layer.Layer<never, E, R>) =>
   Layer.effectDiscard(Effect.gen(function*() {
@@ -211,12 +211,12 @@ export const inBackground = <E, R>(runner: Layer.Layer<never, E, R>) =>
   }))
 
 /**
- * The runner on whichever `WorkflowEngine` is provided, with the waits of `WorkTiming`: every shape
+ * The runner on whichever `WorkflowEngine` is provided, with the waits of `Timing`: every shape
  * registered, new runs on the current one.
  */
 export const layer = (options: { readonly shapes?: RunShapes | undefined } = {}) => {
   const given = options.shapes ?? shapes
-  return Layer.merge(workflow(given), starts(given.current)).pipe(Layer.provide(Work.layer))
+  return Layer.merge(workflow(given), starts(given.current)).pipe(Layer.provide(Steps.layer))
 }
 
 /**

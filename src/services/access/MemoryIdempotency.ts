@@ -22,7 +22,7 @@ interface Entry {
  * In memory, with the semantics of `layerLive`. One lock orders claims and completions as
  * PostgreSQL's row locks and transactions do; time is the `Clock`'s, so tests can move it.
  */
-export const layerTest = Layer.effect(Idempotency)(Effect.gen(function*() {
+export const layerMemory = Layer.effect(Idempotency)(Effect.gen(function*() {
   const config = yield* IdempotencyConfig
   const ttl = Duration.toMillis(config.claimTtl)
   const retention = Duration.toMillis(config.retention)

@@ -9,7 +9,7 @@ import type { Member } from "./Waitlist.ts"
 import { Waitlist } from "./Waitlist.ts"
 
 /** In memory, with the semantics of `layerLive`: one member per key, first spelling kept, ordered. */
-export const layerTest = Layer.effect(Waitlist)(Effect.gen(function*() {
+export const layerMemory = Layer.effect(Waitlist)(Effect.gen(function*() {
   const store = yield* Ref.make(HashMap.empty<string, Member & { readonly seq: number }>())
   return {
     join: (email) =>

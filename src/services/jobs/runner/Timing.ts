@@ -34,7 +34,7 @@ export const production: Timing = {
   slowCall: Duration.seconds(2)
 }
 
-export const WorkTiming = Context.Reference<Timing>("WorkTiming", { defaultValue: () => production })
+export const Timing = Context.Reference<Timing>("Timing", { defaultValue: () => production })
 
 /** The pause before the n-th retry of a transient failure (1-based). */
 export const backoff = (timing: Timing, attempt: number) =>

@@ -1,9 +1,9 @@
-import type { AccountId } from "../../schema/ApiKey.ts"
-import type { Constraint, Objective, Question } from "../../schema/Constraint.ts"
-import type { JobId, JobStatus } from "../../schema/Job.ts"
-import type { EventType } from "../../schema/JobEvent.ts"
-import type { Approval, Outcome, ProposalDocument, ProposalHash, ProposalStatus } from "../../schema/Proposal.ts"
-import type { Answer } from "../interpreter/Interpreter.ts"
+import type { AccountId } from "../../../schema/ApiKey.ts"
+import type { Constraint, Objective, Question } from "../../../schema/Constraint.ts"
+import type { JobId, JobStatus } from "../../../schema/Job.ts"
+import type { EventType } from "../../../schema/JobEvent.ts"
+import type { Approval, Outcome, ProposalDocument, ProposalHash, ProposalStatus } from "../../../schema/Proposal.ts"
+import type { Answer } from "../../interpreter/Interpreter.ts"
 
 /** What the service keeps of a Job, and the background work it names (docs/API.md, "Operations"). */
 

@@ -4,13 +4,13 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import type { ProposalHash } from "../../schema/Proposal.ts"
 import * as JobStore from "./JobStore.ts"
-import * as JobStoreTest from "./JobStoreTest.ts"
-import { findIn, MemoryJobs } from "./JobStoreTest.ts"
+import * as MemoryJobStore from "./MemoryJobStore.ts"
+import { findIn, JobMemory } from "./MemoryJobStore.ts"
 import { make, Proposals } from "./Proposals.ts"
 
 /** In memory, on the store the Job family's Test layers share. */
-export const layerTest = Layer.effect(Proposals)(Effect.gen(function*() {
-  const { state } = yield* MemoryJobs
+export const layerMemory = Layer.effect(Proposals)(Effect.gen(function*() {
+  const { state } = yield* JobMemory
   return yield* make({
     bytes: (accountId, jobId, hash) =>
       Effect.flatMap(Ref.get(state), (current) =>
@@ -20,9 +20,9 @@ export const layerTest = Layer.effect(Proposals)(Effect.gen(function*() {
     due: Effect.map(Ref.get(state), (current) => {
       const now = new Date().toISOString()
       return Array.from(current.jobs.values()).flatMap(({ record }) => {
-        const until = JobStoreTest.openUntilOf(record)
+        const until = MemoryJobStore.openUntilOf(record)
         return until !== null && until <= now ? [{ accountId: record.accountId, jobId: record.id }] : []
       })
     })
   })
-})).pipe(Layer.provide(JobStoreTest.layerTest))
+})).pipe(Layer.provide(MemoryJobStore.layerMemory))

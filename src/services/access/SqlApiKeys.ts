@@ -28,7 +28,7 @@ const fromRow = (row: KeyRow): KeyInfo => ({
 })
 
 /** PostgreSQL. */
-export const layerLive = Layer.effect(ApiKeys)(Effect.gen(function*() {
+export const layer = Layer.effect(ApiKeys)(Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const guard = yield* StoreGuard.make("api keys")
 
