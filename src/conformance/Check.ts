@@ -1,18 +1,10 @@
 import * as Context from "effect/Context"
-import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import type * as HttpClient from "effect/http/HttpClient"
 import * as Schema from "effect/Schema"
 import type { Answer } from "./Http.ts"
-
-/** Why a check failed: what the documentation says should have come, and what came. */
-export class Mismatch extends Data.TaggedError("Mismatch")<{
-  readonly expected: string
-  readonly got: string
-  /** What could not be set up, when the failure is a shared step's: named once, however deep. */
-  readonly setUp?: string | undefined
-}> {}
+import { Mismatch } from "./Mismatch.ts"
 
 export interface Check {
   readonly name: string

@@ -3,7 +3,7 @@ import type * as HttpClient from "effect/http/HttpClient"
 import { parseEvents } from "../client/SseReader.ts"
 import type { JobEvent } from "../schema/JobEvent.ts"
 import { EventPage, JobAsOf } from "../schema/JobEvent.ts"
-import type { Check, Mismatch } from "./Check.ts"
+import type { Check } from "./Check.ts"
 import {
   check,
   Deadline,
@@ -18,6 +18,7 @@ import {
 } from "./Check.ts"
 import { readStream } from "./Http.ts"
 import type { JobApi } from "./JobApi.ts"
+import type { Mismatch } from "./Mismatch.ts"
 
 /**
  * A Job's events (docs/API.md, "Events and views"): as a JSON page, as a live stream and resumed, and the

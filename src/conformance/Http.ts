@@ -6,7 +6,7 @@ import type { HttpClientError } from "effect/http/HttpClientError"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import type { HttpMethod } from "effect/http/HttpMethod"
 import * as Stream from "effect/Stream"
-import { Mismatch } from "./Check.ts"
+import { Mismatch } from "./Mismatch.ts"
 
 /** An answer as it came: header names in lower case, the body as bytes and as UTF-8 text. */
 export interface Answer {

@@ -3,7 +3,8 @@ import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type { Check } from "./Check.ts"
-import { Deadline, Mismatch } from "./Check.ts"
+import { Deadline } from "./Check.ts"
+import { Mismatch } from "./Mismatch.ts"
 
 export interface Summary {
   readonly passed: number

@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import countryToCurrency from "country-to-currency"
 import fc from "fast-check"
 import { formatAmount, mentionOf, readMoney, resolveCurrency } from "../../src/services/interpreter/Money.ts"
-import { normalize } from "../../src/services/interpreter/Words.ts"
+import { normalize } from "../../src/services/text/Words.ts"
 
 /** [words, the place's countries, amount, currency as the place resolves it ("-": none, "A|B": either), per]. */
 type Row = readonly [string, ReadonlyArray<string>, string, string, string?]

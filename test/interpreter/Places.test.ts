@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { findPlace, namedZones } from "../../src/services/interpreter/Places.ts"
 import { readPlaces, readZoneAnswer } from "../../src/services/interpreter/PlaceWords.ts"
+import { findPlace, namedZones } from "../../src/services/text/Places.ts"
 
 describe("Places", () => {
   const read: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [

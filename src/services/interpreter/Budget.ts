@@ -1,9 +1,9 @@
 import type { Money } from "../../schema/Constraint.ts"
+import { dedupe } from "../text/Words.ts"
 import type { Findings } from "./Missing.ts"
 import type { MoneyReading } from "./Money.ts"
 import { formatAmount, localCurrency, mentionOf, readMoney, resolveCurrency } from "./Money.ts"
 import type { Words } from "./Text.ts"
-import { dedupe } from "./Words.ts"
 
 /** An amount read, with its words. */
 export type Amount = MoneyReading & { readonly words: ReadonlyArray<Words> }

@@ -1,7 +1,7 @@
 import { Temporal } from "temporal-polyfill"
+import { countOf } from "../text/Words.ts"
 import { toEnglish } from "./Languages.ts"
 import type { Traced } from "./Text.ts"
-import { countOf } from "./Words.ts"
 
 const months = "January February March April May June July August September October November December".split(" ")
 const weekdays = "sunday monday tuesday wednesday thursday friday saturday".split(" ")

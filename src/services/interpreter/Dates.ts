@@ -2,11 +2,11 @@ import * as chrono from "chrono-node/en"
 import { Temporal } from "temporal-polyfill"
 import type { ObjectiveKind } from "../../schema/Constraint.ts"
 import { currencyCodes } from "../../schema/Constraint.ts"
+import { countOf } from "../text/Words.ts"
 import { dayParts, isThisWeekday, rewrite } from "./DateWords.ts"
 import { combine } from "./Moments.ts"
 import { Traced, wordsOf } from "./Text.ts"
 import type { Conventions, When } from "./When.ts"
-import { countOf } from "./Words.ts"
 
 type Local = Temporal.PlainDateTime
 

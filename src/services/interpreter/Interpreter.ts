@@ -1,48 +1,21 @@
 import * as Config from "effect/Config"
 import * as Context from "effect/Context"
-import type * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import type { ConstraintInput, Evidence, Objective, Question } from "../../schema/Constraint.ts"
+import type { Interpretation, InterpretInput } from "./Interpretation.ts"
 import type { ModelConfig } from "./ModelReader.ts"
 import { interpretRequest } from "./Request.ts"
 
 export { interpretRequest }
-
-export interface Answer {
-  readonly questionId: string
-  readonly question: string
-  readonly answer: string
-  /** The revision this answer made: the evidence of a fact read from it points into it by this number. */
-  readonly revision: number
-}
-
-/** A fact the Interpreter read, with the words it read it from (never empty: no words, no fact). */
-export type InterpretedConstraint = ConstraintInput & { readonly evidence: readonly [Evidence, ...Array<Evidence>] }
-
-/** The User's words verbatim, the caller's constraints, every answer so far (oldest first), and the Job's
- * creation time, against which relative dates resolve. */
-export interface InterpretInput {
-  readonly request: string
-  readonly constraints: ReadonlyArray<ConstraintInput>
-  readonly answers: ReadonlyArray<Answer>
-  readonly createdAt: DateTime.Utc
-}
-
-export interface Understood {
-  readonly _tag: "Understood"
-  readonly objective: Objective
-  readonly constraints: ReadonlyArray<InterpretedConstraint>
-}
-
-export interface NeedsInput extends Omit<Understood, "_tag" | "objective"> {
-  readonly _tag: "NeedsInput"
-  readonly objective: Objective | null
-  readonly questions: ReadonlyArray<Question>
-}
-
-export type Interpretation = Understood | NeedsInput
+export type {
+  Answer,
+  Interpretation,
+  InterpretedConstraint,
+  InterpretInput,
+  NeedsInput,
+  Understood
+} from "./Interpretation.ts"
 
 /**
  * Reads what the User wants from their words, the caller's constraints and the answers given so far.

@@ -1,6 +1,6 @@
+import { fold } from "../text/Words.ts"
 import lexicon from "./Lexicon.json" with { type: "json" }
 import type { Traced } from "./Text.ts"
-import { fold } from "./Words.ts"
 
 const english = { weekday: new Map<string, string>(), month: new Map<string, string>(), forms: new Set<string>() }
 const words = lexicon.languages

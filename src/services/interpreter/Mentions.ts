@@ -1,7 +1,7 @@
 import type { QuestionAbout } from "../../schema/Constraint.ts"
 import { currencyCodes } from "../../schema/Constraint.ts"
+import { matches } from "../text/Words.ts"
 import lexicon from "./Lexicon.json" with { type: "json" }
-import { matches } from "./Words.ts"
 
 /** What a span of the request names, by its surface alone, whatever the readers made of it. */
 export type MentionKind = "time" | "date" | "amount" | "count" | "place"

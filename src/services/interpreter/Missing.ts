@@ -8,12 +8,12 @@ import type {
   QuestionAbout
 } from "../../schema/Constraint.ts"
 import { decodeConstraintInput, questionId } from "../../schema/Constraint.ts"
-import type { Interpretation, InterpretedConstraint } from "./Interpreter.ts"
+import type { Place } from "../text/Places.ts"
+import { dedupe, quoted } from "../text/Words.ts"
+import type { Interpretation, InterpretedConstraint } from "./Interpretation.ts"
 import lexicon from "./Lexicon.json" with { type: "json" }
-import type { Place } from "./Places.ts"
 import type { Source, Words } from "./Text.ts"
 import { evidenceOf } from "./Text.ts"
-import { dedupe, quoted } from "./Words.ts"
 
 const order =
   ("objective event location location.from location.to budget.currency budget budget.amount timezone time date quantity.people " +

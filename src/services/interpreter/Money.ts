@@ -1,8 +1,8 @@
 import countryToCurrency from "country-to-currency"
 import { currencyCodes } from "../../schema/Constraint.ts"
+import { matches } from "../text/Words.ts"
 import data from "./Currencies.json" with { type: "json" }
 import { localeOf } from "./Locale.ts"
-import { matches } from "./Words.ts"
 
 /** A currency by its code, or a sign or word several currencies share ("$", "kr", "pesos"): the place decides. */
 export type Mention = { readonly code: string } | { readonly family: string }

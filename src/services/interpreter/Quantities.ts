@@ -1,8 +1,8 @@
 import type { ConstraintInput } from "../../schema/Constraint.ts"
 import { quantityMax } from "../../schema/Constraint.ts"
+import { countOf, countPattern, matches } from "../text/Words.ts"
 import type { Findings } from "./Missing.ts"
 import type { Words } from "./Text.ts"
-import { countOf, countPattern, matches } from "./Words.ts"
 
 export interface Count {
   readonly count: number

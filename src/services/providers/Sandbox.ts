@@ -9,15 +9,15 @@ import type { Constraint, Money } from "../../schema/Constraint.ts"
 import { currencyCodes } from "../../schema/Constraint.ts"
 import type { Unavailable } from "../../schema/Errors.ts"
 import type { ProposalDocument } from "../../schema/Proposal.ts"
-import { findPlace } from "../interpreter/Places.ts"
 import { Timing } from "../jobs/runner/Timing.ts"
 import { sha256Hex } from "../Sha256.ts"
+import { findPlace } from "../text/Places.ts"
 import type { Inspection, Quote, QuoteRequest } from "./Provider.ts"
 import { ProviderPermanent, Providers, ProviderTimeout, ProviderTransient } from "./Provider.ts"
 
 /**
  * The sandbox provider: deterministic offers, and a ledger of what each idempotency key did, kept in
- * the service's database (the Live layer) so that a test, the demo or an operator can see that no side
+ * the service's database (`SqlSandbox.layer`) so that a test, the demo or an operator can see that no side
  * effect ever happened twice. Like a payment sandbox's magic card numbers, a caller constraint
  * `{type: "note", text: "sandbox:<directive>"}` makes it misbehave in one precise way (see `directives`).
  */

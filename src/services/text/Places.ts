@@ -1,7 +1,7 @@
 import { cityMapping } from "city-timezones"
 import { Temporal } from "temporal-polyfill"
 import { isTimeZoneName } from "../../schema/Constraint.ts"
-import lexicon from "./Lexicon.json" with { type: "json" }
+import places from "./Places.json" with { type: "json" }
 import { fold, matches } from "./Words.ts"
 
 export interface Place {
@@ -24,8 +24,8 @@ export type Found =
     readonly countries: ReadonlyArray<string>
   }
 
-export const aliases: Record<string, string> = lexicon.placeAliases
-const terminal = new RegExp(`\\s+(?:${lexicon.placeWords.after})$`, "i")
+export const aliases: Record<string, string> = places.aliases
+const terminal = new RegExp(`\\s+(?:${places.terminalWords})$`, "i")
 /** "Keflavík airport", "Amsterdam Centraal": a name that ends in a terminal's or a landmark's word. */
 export const isTerminal = (name: string): boolean => terminal.test(name)
 /** "Victoria Island", "Sydney Road": a word after which a town's name is no town. */
@@ -124,7 +124,7 @@ export const findPlace = (text: string, context = ""): Found | undefined => {
   return undefined
 }
 
-const abbreviations: Record<string, string> = lexicon.zoneAbbreviations
+const abbreviations: Record<string, string> = places.zoneAbbreviations
 /** Zones the words name outright: "Asia/Tokyo", "Tokyo time", "9am EST", "UTC+2". */
 export const namedZonesAt = (
   text: string
