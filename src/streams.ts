@@ -6,10 +6,7 @@ import type { Socket } from "node:net"
 import * as EventStream from "./http/EventStream.ts"
 import type { FromStreams, ToStreams } from "./http/StreamProcess.ts"
 import { launch } from "./launch.ts"
-import * as EventFeed from "./services/events/EventFeed.ts"
-import * as EventSignal from "./services/jobs/EventSignal.ts"
-import * as RunQueue from "./services/jobs/runner/RunQueue.ts"
-import * as SqlJobs from "./services/jobs/SqlJobs.ts"
+import * as JobServices from "./services/jobs/JobServices.ts"
 import * as Database from "./services/store/Database.ts"
 import * as Migrations from "./services/store/Migrations.ts"
 
@@ -61,9 +58,7 @@ const StreamsLive = Layer.effectDiscard(Effect.gen(function*() {
 process.once("disconnect", () => process.kill(process.pid, "SIGTERM"))
 
 StreamsLive.pipe(
-  Layer.provide(EventFeed.layer),
-  Layer.provide(SqlJobs.layer),
-  Layer.provide(Layer.merge(RunQueue.layer, EventSignal.layerListen)),
+  Layer.provide(JobServices.layer),
   Layer.provide(Migrations.layer.pipe(Layer.provideMerge(Database.layer))),
   Layer.provide(Logger.layer([Logger.consoleJson])),
   launch

@@ -5,7 +5,7 @@ import fc from "fast-check"
 import { currencyCodes } from "../src/schema/Constraint.ts"
 import { baseUrl } from "./support/Http.ts"
 import type { RawResponse } from "./support/Http.ts"
-import type { JobServices } from "./support/JobsHttp.ts"
+import type { PreviewServices } from "./support/JobsHttp.ts"
 import { call, createJob, newKey, previewServerWith, servicesLive, servicesTest, settled } from "./support/JobsHttp.ts"
 import * as TestDatabase from "./support/TestDatabase.ts"
 
@@ -184,7 +184,7 @@ const holdings = (url: string, key: string) =>
         .map((job) => `${job.id}@${job.jobRevision}`).sort().join(" ")
   )
 
-const suite = <E>(name: string, services: Layer.Layer<JobServices, E>) =>
+const suite = <E>(name: string, services: Layer.Layer<PreviewServices, E>) =>
   layer(previewServerWith(services), { excludeTestServices: true })(name, (it) => {
     it.effect(
       "never a 5xx, every answer as documented, nothing stored from a refused request",

@@ -7,51 +7,37 @@ import { tokenPattern } from "../src/schema/ApprovalLink.ts"
 import type { ProposalHash } from "../src/schema/Proposal.ts"
 import type { Interpretation } from "../src/services/interpreter/Interpreter.ts"
 import * as ApprovalLinks from "../src/services/jobs/ApprovalLinks.ts"
-import * as Approvals from "../src/services/jobs/Approvals.ts"
-import * as EventSignal from "../src/services/jobs/EventSignal.ts"
 import * as Jobs from "../src/services/jobs/Jobs.ts"
-import * as MemoryJobs from "../src/services/jobs/MemoryJobs.ts"
-import * as MemoryProposals from "../src/services/jobs/MemoryProposals.ts"
-import * as Proposals from "../src/services/jobs/Proposals.ts"
+import * as JobServices from "../src/services/jobs/JobServices.ts"
+import type { JobStore } from "../src/services/jobs/JobStore.ts"
 import type { JobFailure } from "../src/services/jobs/rules/JobErrors.ts"
-import * as RunQueue from "../src/services/jobs/runner/RunQueue.ts"
-import * as SqlJobs from "../src/services/jobs/SqlJobs.ts"
-import * as SqlProposals from "../src/services/jobs/SqlProposals.ts"
+import type { Steps } from "../src/services/jobs/runner/Steps.ts"
 import * as MemorySandbox from "../src/services/providers/MemorySandbox.ts"
 import * as SqlSandbox from "../src/services/providers/SqlSandbox.ts"
 import * as Database from "../src/services/store/Database.ts"
 import * as Migrations from "../src/services/store/Migrations.ts"
 import { publishedEvents } from "./support/JobEvents.ts"
+import { advance, recordInterpretation, stepsLayer } from "./support/JobSteps.ts"
 import * as TestDatabase from "./support/TestDatabase.ts"
 
 /**
  * One behaviour of approval links (docs/API.md, "Approval links"), held by the in-memory and the SQL
  * layers alike: created under the checks of a decision, a token kept only as a hash, one decision per
  * link under the checks of any decision, recorded as `link:{id}`. Interpretation and planning are
- * driven by hand (no runner).
+ * driven by hand (no runner): an interpretation through the store, planning as the runner's step.
  */
 
 const config = { PROPOSAL_TTL: "2 seconds" }
 
-const memory = Layer.mergeAll(
-  MemoryJobs.layerMemory,
-  MemoryProposals.layerMemory,
-  Approvals.layerTest,
-  ApprovalLinks.layerMemory
-).pipe(
+const memory = stepsLayer().pipe(
+  Layer.provideMerge(JobServices.layerMemory),
   Layer.provideMerge(MemorySandbox.layerMemory),
-  Layer.provideMerge(Layer.merge(RunQueue.layer, EventSignal.layerInProcess)),
   Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown(config)))
 )
 
-const sql = Layer.mergeAll(
-  SqlJobs.layer,
-  SqlProposals.layer,
-  Approvals.layerLive,
-  ApprovalLinks.layer
-).pipe(
+const sql = stepsLayer().pipe(
+  Layer.provideMerge(JobServices.layer),
   Layer.provideMerge(SqlSandbox.layer),
-  Layer.provideMerge(Layer.merge(RunQueue.layer, EventSignal.layer)),
   Layer.provide(Migrations.layer),
   Layer.provideMerge(Database.layer),
   Layer.provide(TestDatabase.configLayer(config))
@@ -81,15 +67,14 @@ const failure = <A, E>(effect: Effect.Effect<A, E>) =>
 /** The contract's code of a refusal, as the API sends it. */
 const code = (error: unknown) => error === undefined ? undefined : toWire(error as JobFailure).error
 
-/** A Job planned by hand: its proposal is open. */
+/** A Job interpreted by hand and planned by the runner's step: its proposal is open. */
 const planned = Effect.gen(function*() {
   const jobs = yield* Jobs.Jobs
-  const proposals = yield* Proposals.Proposals
   const owner = account()
   const created = yield* jobs.create(owner, { request: "A table for 4", constraints: [budget] })
   const ref = { accountId: owner, jobId: created.id, revision: 1, run: 0 }
-  yield* jobs.recordInterpretation(ref, understood)
-  yield* proposals.plan(ref)
+  yield* recordInterpretation(ref, understood)
+  yield* advance(ref)
   const job = yield* jobs.get(owner, created.id)
   assert.strictEqual(job.status, "awaiting_approval")
   return { owner, job, hash: job.proposal!.proposalHash, principal: principalOf(owner) }
@@ -98,7 +83,7 @@ const planned = Effect.gen(function*() {
 const behaviour = <Extra = never>(
   name: string,
   layerUnderTest: Layer.Layer<
-    Jobs.Jobs | Proposals.Proposals | Approvals.Approvals | ApprovalLinks.ApprovalLinks | RunQueue.RunQueue | Extra,
+    Jobs.Jobs | JobStore | Steps | ApprovalLinks.ApprovalLinks | Extra,
     unknown
   >,
   /** What the store holds of a link, as text (the SQL layer's row). */
@@ -211,13 +196,12 @@ const behaviour = <Extra = never>(
     it.effect("a rejection through a link re-plans; the next proposal needs a link of its own", () =>
       Effect.gen(function*() {
         const links = yield* ApprovalLinks.ApprovalLinks
-        const proposals = yield* Proposals.Proposals
         const jobs = yield* Jobs.Jobs
         const { hash, job, owner, principal } = yield* planned
         const { token } = yield* links.create(principal, job.id, { proposalHash: hash, jobRevision: 1 })
         const rejected = yield* links.decide(Redacted.value(token), { decision: "reject" })
         assert.isNull(rejected.reason)
-        yield* proposals.plan({ accountId: owner, jobId: job.id, revision: 1, run: 1 })
+        yield* advance({ accountId: owner, jobId: job.id, revision: 1, run: 1 })
         const next = yield* jobs.get(owner, job.id)
         assert.strictEqual(next.status, "awaiting_approval")
         assert.notStrictEqual(next.proposal!.proposalHash, hash)

@@ -11,14 +11,13 @@ import {
   call,
   newIdempotencyKey,
   newKey,
-  partsTest,
   previewServerWith,
   quickTiming,
   servicesLive,
   servicesTest,
   settled
 } from "./support/JobsHttp.ts"
-import type { JobServices } from "./support/JobsHttp.ts"
+import type { PreviewServices } from "./support/JobsHttp.ts"
 import * as TestDatabase from "./support/TestDatabase.ts"
 
 /**
@@ -173,7 +172,7 @@ const standing = (entries: ReadonlyArray<{ proposalHash: string; effects: number
   return counts
 }
 
-const behaviour = <E>(name: string, services: Layer.Layer<JobServices, E>) =>
+const behaviour = <E>(name: string, services: Layer.Layer<PreviewServices, E>) =>
   layer(previewServerWith(services), { timeout: "120 seconds", excludeTestServices: true })(name, (it) => {
     describe("GET /v1/jobs/{id}/proposals/{hash}", () => {
       it.effect("serves the exact bytes that were hashed, with the hash as ETag, to jobs:read or approvals:write", () =>
@@ -484,7 +483,7 @@ const behaviour = <E>(name: string, services: Layer.Layer<JobServices, E>) =>
           assert.include(reason, entry!.key)
           assert.include(reason, "after 5 attempts")
           assert.strictEqual(entry!.state, "succeeded")
-          // The execute, the Verifier's inspection, and an inspection and a cancel for each attempt: no call unseen.
+          // The execute, the verification's inspection, and an inspection and a cancel for each attempt: no call unseen.
           assert.strictEqual(entry!.calls, 2 + 2 * attempts.length)
         }))
 
@@ -578,6 +577,6 @@ const behaviour = <E>(name: string, services: Layer.Layer<JobServices, E>) =>
 
 describe("proposals and approvals over HTTP", () => {
   const config = { PROPOSAL_TTL: "5 seconds" }
-  behaviour("in memory", servicesTest(undefined, config, partsTest, quickTiming))
+  behaviour("in memory", servicesTest(undefined, config, undefined, quickTiming))
   behaviour(`on ${TestDatabase.kind}`, servicesLive(undefined, config, quickTiming))
 })

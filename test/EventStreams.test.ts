@@ -7,7 +7,7 @@ import type { JobEvent } from "../src/schema/JobEvent.ts"
 import type { OpenStream } from "./support/Events.ts"
 import { allEvents, client, create, openEventStream, quiet, readEventStream, revise } from "./support/Events.ts"
 import { baseUrl } from "./support/Http.ts"
-import type { JobServices } from "./support/JobsHttp.ts"
+import type { PreviewServices } from "./support/JobsHttp.ts"
 import { call, newKey, previewServerWith, servicesLive, servicesTest } from "./support/JobsHttp.ts"
 import * as TestDatabase from "./support/TestDatabase.ts"
 
@@ -18,7 +18,7 @@ import * as TestDatabase from "./support/TestDatabase.ts"
  * it is told so (429 `too_many_streams`).
  */
 
-const server = <E>(services: Layer.Layer<JobServices, E>, config: Record<string, string>) =>
+const server = <E>(services: Layer.Layer<PreviewServices, E>, config: Record<string, string>) =>
   previewServerWith(services).pipe(
     Layer.provideMerge(FetchHttpClient.layer),
     Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown(config)))
@@ -85,7 +85,7 @@ interface Reader {
   readonly after: number
 }
 
-const fanOut = <E>(name: string, services: Layer.Layer<JobServices, E>) =>
+const fanOut = <E>(name: string, services: Layer.Layer<PreviewServices, E>) =>
   layer(server(services, { EVENTS_MAX_STREAMS_PER_ACCOUNT: "1000" }), {
     excludeTestServices: true,
     timeout: "120 seconds"

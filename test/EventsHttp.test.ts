@@ -5,10 +5,10 @@ import * as JobsClient from "../src/client/JobsClient.ts"
 import { parseEvents } from "../src/client/SseReader.ts"
 import { CursorExpired, NotFound } from "../src/schema/ApiErrors.ts"
 import type { JobEvent } from "../src/schema/JobEvent.ts"
-import { Jobs } from "../src/services/jobs/Jobs.ts"
+import { JobStore } from "../src/services/jobs/JobStore.ts"
 import { allEvents, client, create, quiet, readEventStream, revise } from "./support/Events.ts"
 import { baseUrl } from "./support/Http.ts"
-import type { JobServices } from "./support/JobsHttp.ts"
+import type { PreviewServices } from "./support/JobsHttp.ts"
 import { call, newIdempotencyKey, newKey, previewServerWith, servicesLive, servicesTest } from "./support/JobsHttp.ts"
 import * as TcpProxy from "./support/TcpProxy.ts"
 import * as TestDatabase from "./support/TestDatabase.ts"
@@ -28,7 +28,7 @@ const expectError = (response: { status: number; body: string }, status: number,
 
 const positions = (events: ReadonlyArray<JobEvent>) => events.map((event) => event.position)
 
-const behaviour = <E>(name: string, services: Layer.Layer<JobServices, E>) =>
+const behaviour = <E>(name: string, services: Layer.Layer<PreviewServices, E>) =>
   layer(
     previewServerWith(services).pipe(
       Layer.provideMerge(FetchHttpClient.layer),
@@ -146,7 +146,7 @@ const behaviour = <E>(name: string, services: Layer.Layer<JobServices, E>) =>
         yield* Effect.sleep("2100 millis")
         const fresh = yield* create(api)
         yield* quiet(api)
-        const pruned = yield* Effect.flatMap(Jobs, (jobs) => jobs.pruneEvents)
+        const pruned = yield* Effect.flatMap(JobStore, (store) => store.pruneEvents)
         assert.isAtLeast(pruned, oldEvents.length)
 
         const kept = yield* allEvents(api)

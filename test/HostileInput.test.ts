@@ -4,7 +4,7 @@ import { Effect } from "effect"
 import { noteMaxLength, placeMaxLength, quantityMax, unitMaxLength } from "../src/schema/Constraint.ts"
 import { requestMaxLength } from "../src/schema/Job.ts"
 import { baseUrl } from "./support/Http.ts"
-import type { JobServices } from "./support/JobsHttp.ts"
+import type { PreviewServices } from "./support/JobsHttp.ts"
 import {
   call,
   createJob,
@@ -36,7 +36,7 @@ const raw = (url: string, key: string | undefined, path: string, init: { method?
     ...(init.body === undefined ? {} : { rawBody: init.body, headers: json, idempotencyKey: newIdempotencyKey() })
   })
 
-const suite = <E>(name: string, services: Layer.Layer<JobServices, E>) =>
+const suite = <E>(name: string, services: Layer.Layer<PreviewServices, E>) =>
   layer(previewServerWith(services), { excludeTestServices: true })(name, (it) => {
     it.effect("a number out of range or a lone surrogate is 422, and the key stays unclaimed", () =>
       Effect.gen(function*() {

@@ -8,17 +8,14 @@ import { Duration, Effect, Exit, Layer, Scope } from "effect"
 import type { AccountId, ApiKeyId, Principal } from "../src/schema/ApiKey.ts"
 import type { Job, JobId } from "../src/schema/Job.ts"
 import * as Interpreter from "../src/services/interpreter/Interpreter.ts"
-import { Approvals } from "../src/services/jobs/Approvals.ts"
-import * as EventSignal from "../src/services/jobs/EventSignal.ts"
 import { Jobs } from "../src/services/jobs/Jobs.ts"
+import * as JobServices from "../src/services/jobs/JobServices.ts"
 import * as JobRunner from "../src/services/jobs/runner/JobRunner.ts"
-import * as RunQueue from "../src/services/jobs/runner/RunQueue.ts"
 import * as Timing from "../src/services/jobs/runner/Timing.ts"
-import * as SqlJobs from "../src/services/jobs/SqlJobs.ts"
 import { SandboxLedger } from "../src/services/providers/Sandbox.ts"
+import * as SqlSandbox from "../src/services/providers/SqlSandbox.ts"
 import * as Database from "../src/services/store/Database.ts"
 import * as Migrations from "../src/services/store/Migrations.ts"
-import { partsLive } from "./support/JobsHttp.ts"
 import * as TestDatabase from "./support/TestDatabase.ts"
 
 /** Which shapes ran each run (`jobId/revision/run`): a replay records the same again. */
@@ -40,8 +37,8 @@ const runsOf = (job: Job) => [...ran].filter(([key]) => key.startsWith(`${job.id
 const shapeV2 = observed(JobRunner.shapeV2)
 const shapeV1 = observed(JobRunner.shapeV1)
 
-const stores = Layer.mergeAll(SqlJobs.layer, partsLive).pipe(
-  Layer.provideMerge(Layer.merge(RunQueue.layer, EventSignal.layer)),
+const stores = JobServices.layer.pipe(
+  Layer.provideMerge(SqlSandbox.layer),
   Layer.provideMerge(Interpreter.layerOffline),
   Layer.provide(Migrations.layer),
   Layer.provideMerge(Database.layer),
@@ -76,8 +73,8 @@ const jobIn = (id: JobId, status: Job["status"]) =>
   until(Effect.flatMap(Jobs, (jobs) => jobs.get(owner, id)), (job) => job.status === status)
 
 const approve = (job: Job) =>
-  Effect.flatMap(Approvals, (approvals) =>
-    approvals.decide(principal, job.id, {
+  Effect.flatMap(Jobs, (jobs) =>
+    jobs.decide(principal, job.id, {
       proposalHash: job.proposal!.proposalHash,
       jobRevision: job.jobRevision,
       decision: "approve"
@@ -88,7 +85,7 @@ const approve = (job: Job) =>
  * can take longer than that from a proposal to its approval: a lapsed one is replaced by the Job's next,
  * which is approved instead. Answers the Job as it was approved.
  */
-const approveOpen = (id: JobId, stale?: string): Effect.Effect<Job, unknown, Jobs | Approvals> =>
+const approveOpen = (id: JobId, stale?: string): Effect.Effect<Job, unknown, Jobs> =>
   Effect.gen(function*() {
     const job = yield* until(
       Effect.flatMap(Jobs, (jobs) => jobs.get(owner, id)),

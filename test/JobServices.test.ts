@@ -7,23 +7,16 @@ import { Unavailable } from "../src/schema/Errors.ts"
 import type { JobId } from "../src/schema/Job.ts"
 import type { ProposalHash } from "../src/schema/Proposal.ts"
 import * as Idempotency from "../src/services/access/Idempotency.ts"
-import * as MemoryApiKeys from "../src/services/access/MemoryApiKeys.ts"
-import * as MemoryIdempotency from "../src/services/access/MemoryIdempotency.ts"
-import * as SqlApiKeys from "../src/services/access/SqlApiKeys.ts"
-import * as SqlIdempotency from "../src/services/access/SqlIdempotency.ts"
 import type { Interpretation } from "../src/services/interpreter/Interpreter.ts"
-import * as Approvals from "../src/services/jobs/Approvals.ts"
-import * as EventSignal from "../src/services/jobs/EventSignal.ts"
 import * as Jobs from "../src/services/jobs/Jobs.ts"
-import * as MemoryJobs from "../src/services/jobs/MemoryJobs.ts"
-import * as MemoryProposals from "../src/services/jobs/MemoryProposals.ts"
+import * as JobServices from "../src/services/jobs/JobServices.ts"
+import * as JobStore from "../src/services/jobs/JobStore.ts"
 import * as Proposals from "../src/services/jobs/Proposals.ts"
 import type { JobFailure } from "../src/services/jobs/rules/JobErrors.ts"
 import { RejectedInput, StaleRevision, UnknownJob, WrongState } from "../src/services/jobs/rules/JobErrors.ts"
 import * as Proposal from "../src/services/jobs/rules/Proposal.ts"
 import * as RunQueue from "../src/services/jobs/runner/RunQueue.ts"
-import * as SqlJobs from "../src/services/jobs/SqlJobs.ts"
-import * as SqlProposals from "../src/services/jobs/SqlProposals.ts"
+import type * as Steps from "../src/services/jobs/runner/Steps.ts"
 import * as MemorySandbox from "../src/services/providers/MemorySandbox.ts"
 import { Providers } from "../src/services/providers/Provider.ts"
 import * as Sandbox from "../src/services/providers/Sandbox.ts"
@@ -31,36 +24,26 @@ import * as SqlSandbox from "../src/services/providers/SqlSandbox.ts"
 import * as Database from "../src/services/store/Database.ts"
 import * as Migrations from "../src/services/store/Migrations.ts"
 import { publishedEvents, publishedPage } from "./support/JobEvents.ts"
+import { advance, claim, interpretationInput, recordInterpretation, stepsLayer } from "./support/JobSteps.ts"
 import * as TestDatabase from "./support/TestDatabase.ts"
 
 /**
- * One behaviour of the Job API's stores (Jobs, Proposals, Approvals, the sandbox, Idempotency), held by the in-memory and the PostgreSQL
- * layers alike. Interpretation is driven by hand here (no runner), so every step is the test's.
+ * One behaviour of the Job API's stores (Jobs and their decisions, Proposals, the sandbox, Idempotency), held by the
+ * in-memory and the PostgreSQL compositions alike. The runner's work is driven by hand here (no runner): an
+ * interpretation and a claim through the store, planning as the runner's step, so every step is the test's.
  */
 
 const config = { IDEMPOTENCY_CLAIM_TTL: "1 second", IDEMPOTENCY_RETENTION: "3 seconds", PROPOSAL_TTL: "1 second" }
 
-const stores = Layer.mergeAll(
-  MemoryJobs.layerMemory,
-  MemoryProposals.layerMemory,
-  Approvals.layerTest,
-  MemoryIdempotency.layerMemory,
-  MemoryApiKeys.layerMemory
-).pipe(
+const stores = stepsLayer().pipe(
+  Layer.provideMerge(JobServices.layerMemory),
   Layer.provideMerge(MemorySandbox.layerMemory),
-  Layer.provideMerge(Layer.merge(RunQueue.layer, EventSignal.layerInProcess)),
   Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown(config)))
 )
 
-const storesLive = Layer.mergeAll(
-  SqlJobs.layer,
-  SqlProposals.layer,
-  Approvals.layerLive,
-  SqlIdempotency.layer,
-  SqlApiKeys.layer
-).pipe(
+const storesLive = stepsLayer().pipe(
+  Layer.provideMerge(JobServices.layer),
   Layer.provideMerge(SqlSandbox.layer),
-  Layer.provideMerge(Layer.merge(RunQueue.layer, EventSignal.layer)),
   Layer.provide(Migrations.layer),
   Layer.provideMerge(Database.layer),
   Layer.provide(TestDatabase.configLayer(config))
@@ -110,7 +93,8 @@ const behaviour = (
   layerUnderTest: Layer.Layer<
     | Jobs.Jobs
     | Proposals.Proposals
-    | Approvals.Approvals
+    | JobStore.JobStore
+    | Steps.Steps
     | Providers
     | Sandbox.SandboxLedger
     | Idempotency.Idempotency
@@ -152,7 +136,7 @@ const behaviour = (
             asOf: { jobRevision: 1, position: events[0]!.position }
           })
           assert.deepStrictEqual(yield* work.take, { accountId: owner, jobId: job.id, revision: 1, run: 0 })
-          assert.isTrue((yield* jobs.pendingRuns).some((ref) => ref.jobId === job.id))
+          assert.isTrue((yield* (yield* JobStore.JobStore).pendingRuns).some((ref) => ref.jobId === job.id))
         }))
 
       it.effect("hides a Job from every other account", () =>
@@ -179,13 +163,13 @@ const behaviour = (
           const owner = account()
           const job = yield* jobs.create(owner, { request: "A table for 4", constraints: [budget] })
           const ref = { accountId: owner, jobId: job.id, revision: 1, run: 0 }
-          const input = yield* jobs.interpretationInput(ref)
+          const input = yield* interpretationInput(ref)
           assert.isTrue(Option.isSome(input))
           assert.deepStrictEqual(Option.getOrThrow(input).constraints, [budget])
-          assert.isFalse(yield* jobs.recordInterpretation({ ...ref, revision: 2 }, understood))
-          assert.isTrue(yield* jobs.recordInterpretation(ref, needsDate))
+          assert.isFalse(yield* recordInterpretation({ ...ref, revision: 2 }, understood))
+          assert.isTrue(yield* recordInterpretation(ref, needsDate))
           // A second reading of the same revision (a runner retrying) changes nothing.
-          assert.isFalse(yield* jobs.recordInterpretation(ref, understood))
+          assert.isFalse(yield* recordInterpretation(ref, understood))
           const asked = yield* jobs.get(owner, job.id)
           assert.strictEqual(asked.status, "awaiting_input")
           assert.strictEqual(asked.jobRevision, 1)
@@ -195,7 +179,7 @@ const behaviour = (
             (yield* publishedEvents(owner, job.id)).map((event) => event.type),
             ["job.created", "job.input_requested"]
           )
-          assert.isTrue(Option.isNone(yield* jobs.interpretationInput(ref)))
+          assert.isTrue(Option.isNone(yield* interpretationInput(ref)))
         }))
 
       it.effect("takes a partial answer as a new revision with the rest open, and a full one back to interpreting", () =>
@@ -203,7 +187,7 @@ const behaviour = (
           const jobs = yield* Jobs.Jobs
           const owner = account()
           const job = yield* jobs.create(owner, { request: "A table for 4", constraints: [] })
-          yield* jobs.recordInterpretation({ accountId: owner, jobId: job.id, revision: 1, run: 0 }, needsDate)
+          yield* recordInterpretation({ accountId: owner, jobId: job.id, revision: 1, run: 0 }, needsDate)
 
           const unknown = yield* failure(jobs.answer(owner, job.id, { jobRevision: 1, answers: { q_nope: "x" } }))
           assert.instanceOf(unknown, RejectedInput)
@@ -222,7 +206,7 @@ const behaviour = (
           assert.deepStrictEqual(full.questions, [])
           assert.strictEqual(full.objective, null)
           const input = Option.getOrThrow(
-            yield* jobs.interpretationInput({ accountId: owner, jobId: job.id, revision: 3, run: 0 })
+            yield* interpretationInput({ accountId: owner, jobId: job.id, revision: 3, run: 0 })
           )
           assert.deepStrictEqual(input.answers, [
             { questionId: "q_date", question: "For when?", answer: "Friday", revision: 2 },
@@ -254,7 +238,7 @@ const behaviour = (
           const jobs = yield* Jobs.Jobs
           const owner = account()
           const job = yield* jobs.create(owner, { request: "A table for 4", constraints: [budget, place] })
-          yield* jobs.recordInterpretation({ accountId: owner, jobId: job.id, revision: 1, run: 0 }, understood)
+          yield* recordInterpretation({ accountId: owner, jobId: job.id, revision: 1, run: 0 }, understood)
           const planned = yield* jobs.get(owner, job.id)
           assert.strictEqual(planned.status, "planning")
 
@@ -275,7 +259,7 @@ const behaviour = (
           )
           // The reading of revision 1 arrives late: it is dropped.
           assert.isFalse(
-            yield* jobs.recordInterpretation({ accountId: owner, jobId: job.id, revision: 1, run: 0 }, understood)
+            yield* recordInterpretation({ accountId: owner, jobId: job.id, revision: 1, run: 0 }, understood)
           )
           assert.strictEqual((yield* jobs.view(owner, job.id, { _tag: "Revision", revision: 1 })).status, "planning")
         }))
@@ -299,9 +283,9 @@ const behaviour = (
             WrongState
           )
           assert.isFalse(
-            yield* jobs.recordInterpretation({ accountId: owner, jobId: job.id, revision: 1, run: 0 }, understood)
+            yield* recordInterpretation({ accountId: owner, jobId: job.id, revision: 1, run: 0 }, understood)
           )
-          assert.isFalse((yield* jobs.pendingRuns).some((ref) => ref.jobId === job.id))
+          assert.isFalse((yield* (yield* JobStore.JobStore).pendingRuns).some((ref) => ref.jobId === job.id))
           assert.deepStrictEqual(
             (yield* publishedEvents(owner, job.id)).map((event) => event.type),
             ["job.created", "job.cancelled"]
@@ -405,21 +389,21 @@ const behaviour = (
 
     describe("Proposals and Approvals", () => {
       const clear: Interpretation = { _tag: "Understood", ...tableFor4 }
-      /** A Job interpreted and planned by hand (no runner here): its proposal is open. */
+      /** A Job interpreted by hand and planned by the runner's step (no runner here): its proposal is open. */
       const planned = (constraints: ReadonlyArray<typeof budget | { type: "note"; text: string }> = [budget]) =>
         Effect.gen(function*() {
           const jobs = yield* Jobs.Jobs
-          const proposals = yield* Proposals.Proposals
           const owner = account()
           const job = yield* jobs.create(owner, { request: "A table for 4", constraints })
           const ref = { accountId: owner, jobId: job.id, revision: 1, run: 0 }
-          yield* jobs.recordInterpretation(ref, clear)
-          yield* proposals.plan(ref)
+          yield* recordInterpretation(ref, clear)
+          yield* advance(ref)
           return { owner, ref, job: yield* jobs.get(owner, job.id) }
         })
 
       it.effect("presents the first quote that fits, stored once as the canonical bytes its hash names", () =>
         Effect.gen(function*() {
+          const jobs = yield* Jobs.Jobs
           const proposals = yield* Proposals.Proposals
           const { job, owner, ref } = yield* planned()
           assert.strictEqual(job.status, "awaiting_approval")
@@ -431,14 +415,14 @@ const behaviour = (
           assert.deepStrictEqual(JSON.parse(bytes), proposal.document)
           assert.instanceOf(yield* failure(proposals.document(account(), job.id, proposal.proposalHash)), UnknownJob)
           assert.instanceOf(yield* failure(proposals.document(owner, job.id, `sha256:${"0".repeat(64)}`)), UnknownJob)
-          // Planning again in the same run changes nothing: the Job no longer plans.
-          yield* proposals.plan(ref)
-          assert.deepStrictEqual((yield* (yield* Jobs.Jobs).get(owner, job.id)).proposal, proposal)
+          // Planning again in the same run changes nothing: the Job no longer plans, it waits for a decision.
+          assert.deepStrictEqual(yield* advance(ref), { waitUntil: proposal.document.expiresAt })
+          assert.deepStrictEqual((yield* jobs.get(owner, job.id)).proposal, proposal)
         }))
 
       it.effect("records a decision once, in the order of checks, and an approval is consumed by one claim", () =>
         Effect.gen(function*() {
-          const approvals = yield* Approvals.Approvals
+          const jobs = yield* Jobs.Jobs
           const { job, owner, ref } = yield* planned()
           const principal = {
             accountId: owner,
@@ -450,10 +434,10 @@ const behaviour = (
             input: Partial<{ proposalHash: ProposalHash; jobRevision: number; decision: "approve" | "reject" }>
           ) =>
             failure(
-              approvals.decide(principal, job.id, { proposalHash: hash, jobRevision: 1, decision: "approve", ...input })
+              jobs.decide(principal, job.id, { proposalHash: hash, jobRevision: 1, decision: "approve", ...input })
             )
           assert.instanceOf(
-            yield* failure(approvals.decide({ ...principal, accountId: account() }, job.id, {
+            yield* failure(jobs.decide({ ...principal, accountId: account() }, job.id, {
               proposalHash: hash,
               jobRevision: 1,
               decision: "approve"
@@ -465,7 +449,7 @@ const behaviour = (
             code(yield* decide({ proposalHash: `sha256:${"1".repeat(64)}` as ProposalHash })),
             "proposal_mismatch"
           )
-          const approval = yield* approvals.decide(principal, job.id, {
+          const approval = yield* jobs.decide(principal, job.id, {
             proposalHash: hash,
             jobRevision: 1,
             decision: "approve"
@@ -476,12 +460,12 @@ const behaviour = (
             null
           ])
           assert.strictEqual(code(yield* decide({ decision: "reject" })), "invalid_state")
-          const approved = yield* (yield* Jobs.Jobs).get(owner, job.id)
+          const approved = yield* jobs.get(owner, job.id)
           assert.deepStrictEqual([approved.status, approved.proposal?.status], ["executing", "approved"])
           // The run the decision began claims it once; the old run, and a second claim, get nothing.
-          assert.strictEqual(yield* approvals.claim(ref), "none")
-          assert.strictEqual(yield* approvals.claim({ ...ref, run: 1 }), "started")
-          assert.strictEqual(yield* approvals.claim({ ...ref, run: 1 }), "none")
+          assert.strictEqual(yield* claim(ref), "none")
+          assert.strictEqual(yield* claim({ ...ref, run: 1 }), "started")
+          assert.strictEqual(yield* claim({ ...ref, run: 1 }), "none")
           const events = yield* publishedEvents(owner, job.id)
           const started = events.filter((event) => event.type === "execution.started")
           assert.deepStrictEqual(started.map((event) => event.data), [{
@@ -493,7 +477,7 @@ const behaviour = (
 
       it.effect("a proposal past its expiry is refused and then superseded; the Job plans again", () =>
         Effect.gen(function*() {
-          const approvals = yield* Approvals.Approvals
+          const jobs = yield* Jobs.Jobs
           const proposals = yield* Proposals.Proposals
           const { job, owner } = yield* planned()
           const principal = {
@@ -502,14 +486,14 @@ const behaviour = (
             scopes: new Set(["approvals:write"] as const)
           }
           yield* Effect.sleep("1100 millis")
-          const late = yield* failure(approvals.decide(principal, job.id, {
+          const late = yield* failure(jobs.decide(principal, job.id, {
             proposalHash: job.proposal!.proposalHash,
             jobRevision: 1,
             decision: "approve"
           }))
           assert.strictEqual(code(late), "proposal_expired")
           assert.isAtLeast(yield* proposals.expireDue, 1)
-          const replanning = yield* (yield* Jobs.Jobs).get(owner, job.id)
+          const replanning = yield* jobs.get(owner, job.id)
           assert.deepStrictEqual([replanning.status, replanning.proposal?.status], ["planning", "expired"])
         }))
 

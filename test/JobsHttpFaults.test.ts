@@ -6,27 +6,15 @@ import { assert, layer } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
 import { Unavailable } from "../src/schema/Errors.ts"
 import * as ApiKeys from "../src/services/access/ApiKeys.ts"
-import * as MemoryApiKeys from "../src/services/access/MemoryApiKeys.ts"
-import * as MemoryIdempotency from "../src/services/access/MemoryIdempotency.ts"
-import * as EventFeed from "../src/services/events/EventFeed.ts"
 import * as Interpreter from "../src/services/interpreter/Interpreter.ts"
-import * as EventSignal from "../src/services/jobs/EventSignal.ts"
 import * as Jobs from "../src/services/jobs/Jobs.ts"
-import * as MemoryJobs from "../src/services/jobs/MemoryJobs.ts"
+import * as JobServices from "../src/services/jobs/JobServices.ts"
 import * as JobRunner from "../src/services/jobs/runner/JobRunner.ts"
-import * as RunQueue from "../src/services/jobs/runner/RunQueue.ts"
+import * as MemorySandbox from "../src/services/providers/MemorySandbox.ts"
 import { baseUrl } from "./support/Http.ts"
-import {
-  call,
-  createJob,
-  expectError,
-  newIdempotencyKey,
-  newKey,
-  partsTest,
-  previewServerWith
-} from "./support/JobsHttp.ts"
+import { call, createJob, expectError, newIdempotencyKey, newKey, previewServerWith } from "./support/JobsHttp.ts"
 
-/** A Jobs store whose creates fail as a failing database does, once, then die once, then work. */
+/** The in-memory Jobs, except that a create fails as a failing database does, once, then dies once, then works. */
 const flakyJobs = Layer.effect(Jobs.Jobs)(Effect.gen(function*() {
   const jobs = yield* Jobs.Jobs
   let calls = 0
@@ -39,7 +27,7 @@ const flakyJobs = Layer.effect(Jobs.Jobs)(Effect.gen(function*() {
       return jobs.create(accountId, input)
     }
   }
-})).pipe(Layer.provide(MemoryJobs.layerMemory))
+}))
 
 /** Keys whose check fails as a failing store does, or dies as a bug does. */
 const failingKey = `rc_live_${"U".repeat(43)}`
@@ -55,11 +43,13 @@ const flakyKeys = Layer.effect(ApiKeys.ApiKeys)(Effect.gen(function*() {
         ? Effect.die(new Error("a bug"))
         : keys.authenticate(key)
   }
-})).pipe(Layer.provide(MemoryApiKeys.layerMemory))
+}))
 
-const flakyServices = Layer.merge(JobRunner.layer(), EventFeed.layer).pipe(
-  Layer.provideMerge(Layer.mergeAll(flakyJobs, MemoryIdempotency.layerMemory, flakyKeys, partsTest)),
-  Layer.provideMerge(Layer.merge(RunQueue.layer, EventSignal.layerInProcess)),
+/** The in-memory services, with the Jobs and the keys above over theirs. */
+const flakyServices = JobRunner.layer().pipe(
+  Layer.provideMerge(Layer.merge(flakyJobs, flakyKeys)),
+  Layer.provideMerge(JobServices.layerMemory),
+  Layer.provideMerge(MemorySandbox.layerMemory),
   Layer.provide(Interpreter.layerScripted()),
   Layer.provide(JobRunner.engineTest)
 )

@@ -19,7 +19,7 @@ import {
   working
 } from "./model/Model.ts"
 import { baseUrl } from "./support/Http.ts"
-import type { JobServices } from "./support/JobsHttp.ts"
+import type { PreviewServices } from "./support/JobsHttp.ts"
 import { newIdempotencyKey, newKey, previewServerWith, servicesLive, servicesTest } from "./support/JobsHttp.ts"
 import * as TestDatabase from "./support/TestDatabase.ts"
 
@@ -499,7 +499,7 @@ const commands = [
   fc.tuple(fc.option(fc.nat(), { nil: undefined }), fc.integer({ min: 1, max: 6 })).map(([i, n]) => new Follow(i, n))
 ]
 
-const behaviour = <E>(name: string, services: Layer.Layer<JobServices, E>, numRuns: number) =>
+const behaviour = <E>(name: string, services: Layer.Layer<PreviewServices, E>, numRuns: number) =>
   layer(previewServerWith(services).pipe(Layer.provideMerge(FetchHttpClient.layer)), {
     excludeTestServices: true,
     timeout: "240 seconds"

@@ -1,18 +1,14 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { execFile } from "node:child_process"
-import * as SqlApiKeys from "../src/services/access/SqlApiKeys.ts"
-import * as SqlIdempotency from "../src/services/access/SqlIdempotency.ts"
-import * as EventFeed from "../src/services/events/EventFeed.ts"
 import * as Interpreter from "../src/services/interpreter/Interpreter.ts"
-import * as EventSignal from "../src/services/jobs/EventSignal.ts"
+import * as JobServices from "../src/services/jobs/JobServices.ts"
 import * as JobRunner from "../src/services/jobs/runner/JobRunner.ts"
-import * as RunQueue from "../src/services/jobs/runner/RunQueue.ts"
-import * as SqlJobs from "../src/services/jobs/SqlJobs.ts"
+import * as SqlSandbox from "../src/services/providers/SqlSandbox.ts"
 import * as Database from "../src/services/store/Database.ts"
 import * as Migrations from "../src/services/store/Migrations.ts"
 import { baseUrl } from "./support/Http.ts"
-import { call, partsLive, previewServerWith } from "./support/JobsHttp.ts"
+import { call, previewServerWith } from "./support/JobsHttp.ts"
 import * as TestDatabase from "./support/TestDatabase.ts"
 
 interface Output {
@@ -38,9 +34,9 @@ const cli = (env: Record<string, string>, args: ReadonlyArray<string>) =>
 // borrows the same store, as it does while the service runs.
 // The same layer value twice: built once, so both see one store.
 const store = TestDatabase.layerWithEnv
-const services = Layer.merge(JobRunner.layer(), EventFeed.layer).pipe(
-  Layer.provideMerge(Layer.mergeAll(SqlJobs.layer, SqlIdempotency.layer, SqlApiKeys.layer, partsLive)),
-  Layer.provideMerge(Layer.merge(RunQueue.layer, EventSignal.layer)),
+const services = JobRunner.layer().pipe(
+  Layer.provideMerge(JobServices.layer),
+  Layer.provideMerge(SqlSandbox.layer),
   Layer.provide(Interpreter.layerOffline),
   Layer.provide(JobRunner.engine),
   Layer.provide(Migrations.layer),

@@ -5,6 +5,7 @@ import type { AccountId } from "../src/schema/ApiKey.ts"
 import type { Job, JobId } from "../src/schema/Job.ts"
 import type { JobEvent } from "../src/schema/JobEvent.ts"
 import type { Interpretation } from "../src/services/interpreter/Interpreter.ts"
+import * as Approval from "../src/services/jobs/rules/Approval.ts"
 import * as EventFold from "../src/services/jobs/rules/EventFold.ts"
 import * as Execution from "../src/services/jobs/rules/Execution.ts"
 import type { Change, JobRecord, RunRef } from "../src/services/jobs/rules/JobRecord.ts"
@@ -121,7 +122,7 @@ const apply = (record: JobRecord, c: Command, now: string, later: string): Chang
       }, now)
     case "decide": {
       const hash = record.proposal?.hash ?? Proposal.hashOf("none")
-      const decided = Proposal.decide(
+      const decided = Approval.decide(
         record,
         {
           proposalHash: c.wrongHash ? Proposal.hashOf("other") : hash,
@@ -136,7 +137,7 @@ const apply = (record: JobRecord, c: Command, now: string, later: string): Chang
     case "expire":
       return Proposal.expire(record, later)
     case "claim": {
-      const claimed = Proposal.claim(record, { ...ref, revision: record.revision, run: record.run }, now)
+      const claimed = Approval.claim(record, { ...ref, revision: record.revision, run: record.run }, now)
       return claimed._tag === "Blocked" ? undefined : claimed.change
     }
     case "call":
@@ -297,7 +298,7 @@ describe("Proposal", () => {
     then((record, now) => Revision.interpreted(record, 1, understood, now))
     then((record, now) => Proposal.present(record, ref(record), plan, now))
     then((record, now) => {
-      const decided = Proposal.decide(
+      const decided = Approval.decide(
         record,
         {
           proposalHash: record.proposal!.hash,
@@ -310,7 +311,7 @@ describe("Proposal", () => {
       return Result.getOrThrow(decided)
     })
     then((record, now) => {
-      const claimed = Proposal.claim(record, ref(record), now)
+      const claimed = Approval.claim(record, ref(record), now)
       return claimed._tag === "Started" ? claimed.change : assert.fail(claimed._tag)
     })
     then((record, now) =>

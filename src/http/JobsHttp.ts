@@ -22,7 +22,6 @@ import type { JobId } from "../schema/JobRef.ts"
 import { JobId as JobIdSchema } from "../schema/JobRef.ts"
 import { ProposalHash } from "../schema/Proposal.ts"
 import { ApprovalLinks } from "../services/jobs/ApprovalLinks.ts"
-import { Approvals } from "../services/jobs/Approvals.ts"
 import { Jobs } from "../services/jobs/Jobs.ts"
 import { Proposals } from "../services/jobs/Proposals.ts"
 import type {
@@ -143,7 +142,6 @@ export const JobsHttpLive = HttpApiBuilder.group(PreviewApi, "Jobs", (handlers) 
   Effect.gen(function*() {
     const jobs = yield* Jobs
     const proposals = yield* Proposals
-    const approvals = yield* Approvals
     const links = yield* ApprovalLinks
     const publicUrl = yield* PublicUrl.make
     const draining = yield* Draining
@@ -267,7 +265,7 @@ export const JobsHttpLive = HttpApiBuilder.group(PreviewApi, "Jobs", (handlers) 
         }))
       .handle("createApproval", ({ params, payload }) =>
         Effect.flatMap(CurrentPrincipal, (principal) =>
-          Effect.andThen(named(params), wire(approvals.decide(principal, params.id, payload)))))
+          Effect.andThen(named(params), wire(jobs.decide(principal, params.id, payload)))))
       .handle("createApprovalLink", ({ params, payload }) =>
         Effect.flatMap(CurrentPrincipal, (principal) =>
           Effect.andThen(named(params), wire(links.create(principal, params.id, payload)))).pipe(

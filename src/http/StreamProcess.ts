@@ -16,7 +16,7 @@ import { fileURLToPath } from "node:url"
 import type { TooManyStreams } from "../schema/ApiErrors.ts"
 import type { AccountId } from "../schema/ApiKey.ts"
 import { Unavailable } from "../schema/Errors.ts"
-import type { FollowOptions } from "../services/events/EventFeed.ts"
+import type { FollowOptions } from "../services/jobs/EventFeed.ts"
 import { DatabaseConfig } from "../services/store/Database.ts"
 import { accountLimit, MaxStreamsPerAccount, retryBytes, streamHeaders, tooManyStreams } from "./EventStream.ts"
 

@@ -167,7 +167,6 @@ export const ConstraintInput = Schema.Union([
   NoteInput
 ]).annotate({ identifier: "ConstraintInput" })
 export type ConstraintInput = typeof ConstraintInput.Type
-export type ConstraintType = ConstraintInput["type"]
 
 /**
  * Excess keys are errors: the contract answers anything but the listed members with 422. Issues keep the

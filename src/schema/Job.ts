@@ -99,9 +99,6 @@ export const AnswerQuestionsRequest = Schema.Struct({
 }).annotate({ identifier: "AnswerQuestionsRequest" })
 export type AnswerQuestionsRequest = typeof AnswerQuestionsRequest.Type
 
-/** A cancellation carries no document: an empty body or `{}`. */
-export const CancelJobRequest = Schema.Struct({}).annotate({ identifier: "CancelJobRequest" })
-
 const constraintTypes = ConstraintInput.members.map((member) => member.fields.type.literal)
 
 const pathText = (path: ReadonlyArray<PropertyKey>) =>

@@ -53,7 +53,7 @@ export const JobProposal = Schema.Struct({
 }).annotate({ identifier: "JobProposal" })
 export type JobProposal = typeof JobProposal.Type
 
-/** What the Verifier found: only a verified execution has one. `evidence` is what `inspect` answered. */
+/** What verification found: only a verified execution has one. `evidence` is what `inspect` answered. */
 export const Outcome = Schema.Struct({
   provider: Schema.String,
   reference: Schema.String,

@@ -11,7 +11,6 @@ import {
   call,
   newIdempotencyKey,
   newKey,
-  partsTest,
   previewServerWith,
   quickTiming,
   servicesTest,
@@ -147,7 +146,7 @@ const shot = (page: Page, name: string) =>
     return page.screenshot({ path: `${shots}/${name}.png`, fullPage: true })
   })
 
-layer(previewServerWith(servicesTest(undefined, {}, partsTest, quickTiming)), {
+layer(previewServerWith(servicesTest(undefined, {}, undefined, quickTiming)), {
   excludeTestServices: true,
   timeout: "120 seconds"
 })("the approval page", (it) => {
@@ -264,7 +263,7 @@ layer(previewServerWith(servicesTest(undefined, {}, partsTest, quickTiming)), {
     }))
 })
 
-layer(previewServerWith(servicesTest(undefined, { PROPOSAL_TTL: "6 seconds" }, partsTest, quickTiming)), {
+layer(previewServerWith(servicesTest(undefined, { PROPOSAL_TTL: "6 seconds" }, undefined, quickTiming)), {
   excludeTestServices: true,
   timeout: "120 seconds"
 })("the approval page of a short-lived proposal", (it) => {

@@ -179,7 +179,7 @@ export class Decide implements Command {
     const { hash, job, twice } = decisionTarget(model.jobs, this.index, this.variant)
     if (job.status === "awaiting_approval" && this.variant === "right") await checkDocument(real, job)
     const then = await before(real, job.id)
-    const exit = await attempt(real.approvals.decide(real.principal, job.id, {
+    const exit = await attempt(real.jobs.decide(real.principal, job.id, {
       proposalHash: hash as ProposalHash,
       jobRevision: this.variant === "stale" ? staleRevision(job) : job.revision,
       decision: this.approve ? "approve" : "reject"

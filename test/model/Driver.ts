@@ -3,7 +3,6 @@ import { Context, Effect, Exit, Option } from "effect"
 import type { AccountId, ApiKeyId, Principal } from "../../src/schema/ApiKey.ts"
 import type { Job, JobId } from "../../src/schema/Job.ts"
 import type { JobEvent } from "../../src/schema/JobEvent.ts"
-import { Approvals } from "../../src/services/jobs/Approvals.ts"
 import { Jobs } from "../../src/services/jobs/Jobs.ts"
 import { JobStore } from "../../src/services/jobs/JobStore.ts"
 import { Proposals } from "../../src/services/jobs/Proposals.ts"
@@ -37,7 +36,6 @@ export interface Model {
 export interface Real {
   readonly harness: Harness
   readonly jobs: Jobs["Service"]
-  readonly approvals: Approvals["Service"]
   readonly proposals: Proposals["Service"]
   readonly store: JobStore["Service"]
   readonly ledger: SandboxLedger["Service"]
@@ -54,7 +52,6 @@ export interface Real {
 export const realFor = (harness: Harness, accountId: AccountId, tally: Tally): Real => ({
   harness,
   jobs: Context.get(harness.services, Jobs),
-  approvals: Context.get(harness.services, Approvals),
   proposals: Context.get(harness.services, Proposals),
   store: Context.get(harness.services, JobStore),
   ledger: Context.get(harness.services, SandboxLedger),

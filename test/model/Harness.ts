@@ -3,23 +3,22 @@ import type { WorkflowEngine } from "effect/workflow/WorkflowEngine"
 import type { AccountId } from "../../src/schema/ApiKey.ts"
 import type { JobId } from "../../src/schema/Job.ts"
 import type { Interpreter } from "../../src/services/interpreter/Interpreter.ts"
-import type { Approvals } from "../../src/services/jobs/Approvals.ts"
 import * as EventSignal from "../../src/services/jobs/EventSignal.ts"
 import * as Jobs from "../../src/services/jobs/Jobs.ts"
+import * as JobServices from "../../src/services/jobs/JobServices.ts"
 import { JobStore } from "../../src/services/jobs/JobStore.ts"
-import * as MemoryJobs from "../../src/services/jobs/MemoryJobs.ts"
 import type { Proposals } from "../../src/services/jobs/Proposals.ts"
 import * as Revision from "../../src/services/jobs/rules/Revision.ts"
 import * as JobRunner from "../../src/services/jobs/runner/JobRunner.ts"
-import * as RunQueue from "../../src/services/jobs/runner/RunQueue.ts"
+import type * as RunQueue from "../../src/services/jobs/runner/RunQueue.ts"
 import * as Timing from "../../src/services/jobs/runner/Timing.ts"
-import type { Verifier } from "../../src/services/jobs/runner/Verifier.ts"
-import * as SqlJobs from "../../src/services/jobs/SqlJobs.ts"
+import * as MemorySandbox from "../../src/services/providers/MemorySandbox.ts"
 import { Providers } from "../../src/services/providers/Provider.ts"
 import type { SandboxLedger } from "../../src/services/providers/Sandbox.ts"
+import { SlowCall } from "../../src/services/providers/Sandbox.ts"
+import * as SqlSandbox from "../../src/services/providers/SqlSandbox.ts"
 import * as Database from "../../src/services/store/Database.ts"
 import * as Migrations from "../../src/services/store/Migrations.ts"
-import { partsLive, partsTest } from "../support/JobsHttp.ts"
 import * as TestDatabase from "../support/TestDatabase.ts"
 import { scripted } from "./Model.ts"
 
@@ -39,8 +38,7 @@ export const timing: Timing.Timing = {
   waitOut: { first: Duration.millis(1), max: Duration.millis(2) },
   undoRetry: Duration.millis(1),
   blockedWait: Duration.millis(1),
-  sweepInterval: Duration.hours(1),
-  slowCall: Duration.millis(4)
+  sweepInterval: Duration.hours(1)
 }
 
 /**
@@ -73,14 +71,13 @@ const withCancelsCounted = <A, E>(stores: Layer.Layer<A | Providers, E>) =>
 export type Services =
   | CancelCalls
   | Jobs.Jobs
-  | Approvals
   | Proposals
   | JobStore
   | SandboxLedger
   | EventSignal.EventSignal
 
 /** What the runner needs of the stores. */
-type RunnerNeeds = Services | RunQueue.RunQueue | Providers | Verifier | Interpreter
+type RunnerNeeds = Services | RunQueue.RunQueue | Providers | Interpreter
 
 export interface Harness {
   readonly services: Context.Context<Services>
@@ -92,7 +89,10 @@ export interface Harness {
   readonly eventsAtLeast: (accountId: AccountId, id: JobId, count: number) => Effect.Effect<void>
 }
 
-const timingLayer = Layer.succeed(Timing.Timing)(timing)
+const timingLayer = Layer.merge(
+  Layer.succeed(Timing.Timing)(timing),
+  Layer.succeed(SlowCall)(Duration.millis(4))
+)
 
 const make = <E>(
   context: Context.Context<RunnerNeeds>,
@@ -181,9 +181,7 @@ const fresh = <A, E>(layer: Layer.Layer<A, E>) =>
   })
 
 const memoryStores = withCancelsCounted(
-  Layer.mergeAll(MemoryJobs.layerMemory, partsTest, scripted).pipe(
-    Layer.provideMerge(Layer.mergeAll(RunQueue.layer, EventSignal.layerInProcess, timingLayer))
-  )
+  Layer.mergeAll(JobServices.layerMemory, MemorySandbox.layerMemory, scripted, timingLayer)
 )
 
 /** The in-memory stores and the runner on the in-memory engine, all new. */
@@ -192,14 +190,13 @@ export const memory = Effect.gen(function*() {
 })
 
 /**
- * The Live layers (those of `servicesLive`) on a store of their own (PostgreSQL at `TEST_DATABASE_URL`,
- * or PGlite), the runner on the store's SQL engine.
+ * The SQL layers (`JobServices.layer`, as `servicesLive` has them) on a store of their own (PostgreSQL
+ * at `TEST_DATABASE_URL`, or PGlite), the runner on the store's SQL engine.
  */
 export const live = Effect.gen(function*() {
   const config = ConfigProvider.layer(ConfigProvider.fromUnknown(yield* TestDatabase.freshStore))
   const stores = withCancelsCounted(
-    Layer.mergeAll(SqlJobs.layer, partsLive, scripted).pipe(
-      Layer.provideMerge(Layer.mergeAll(RunQueue.layer, EventSignal.layer, timingLayer)),
+    Layer.mergeAll(JobServices.layer, SqlSandbox.layer, scripted, timingLayer).pipe(
       Layer.provide(Migrations.layer),
       Layer.provideMerge(Database.layer),
       Layer.provide(config)

@@ -99,7 +99,7 @@ export class Interrupt implements fc.AsyncCommand<Model, Real> {
       }
     }
     expectSuccess(
-      await attempt(real.approvals.decide(real.principal, job.id, {
+      await attempt(real.jobs.decide(real.principal, job.id, {
         proposalHash: job.proposal as ProposalHash,
         jobRevision: job.revision,
         decision: "approve"

@@ -6,7 +6,7 @@ import type { EventPageOptions } from "../../src/services/jobs/Jobs.ts"
 
 /**
  * The page once nothing on it waits for publication. On PostgreSQL an event is published only once every
- * older transaction of the cluster has ended (src/services/jobs/JobStoreLive.ts), and another test file's
+ * older transaction of the cluster has ended (src/services/jobs/SqlJobStore.ts), and another test file's
  * transaction on the same server can be one of them: a page read at once could hold only a prefix.
  */
 export const publishedPage = (owner: AccountId, options: EventPageOptions) =>

@@ -4,32 +4,14 @@ import { PreviewHttpLive } from "../../src/http/JobsPreview.ts"
 import { nodeServer } from "../../src/http/Server.ts"
 import type { Scope } from "../../src/schema/ApiKey.ts"
 import * as ApiKeys from "../../src/services/access/ApiKeys.ts"
-import type * as Idempotency from "../../src/services/access/Idempotency.ts"
-import * as MemoryApiKeys from "../../src/services/access/MemoryApiKeys.ts"
-import * as MemoryIdempotency from "../../src/services/access/MemoryIdempotency.ts"
-import * as SqlApiKeys from "../../src/services/access/SqlApiKeys.ts"
-import * as SqlIdempotency from "../../src/services/access/SqlIdempotency.ts"
-import * as EventFeed from "../../src/services/events/EventFeed.ts"
 import * as Interpreter from "../../src/services/interpreter/Interpreter.ts"
-import * as ApprovalLinks from "../../src/services/jobs/ApprovalLinks.ts"
-import * as Approvals from "../../src/services/jobs/Approvals.ts"
-import * as EventSignal from "../../src/services/jobs/EventSignal.ts"
-import type * as Jobs from "../../src/services/jobs/Jobs.ts"
-import type * as JobStore from "../../src/services/jobs/JobStore.ts"
-import * as MemoryJobs from "../../src/services/jobs/MemoryJobs.ts"
-import * as MemoryJobStore from "../../src/services/jobs/MemoryJobStore.ts"
-import * as MemoryProposals from "../../src/services/jobs/MemoryProposals.ts"
-import type * as Proposals from "../../src/services/jobs/Proposals.ts"
+import * as JobServices from "../../src/services/jobs/JobServices.ts"
 import * as JobRunner from "../../src/services/jobs/runner/JobRunner.ts"
-import * as RunQueue from "../../src/services/jobs/runner/RunQueue.ts"
 import * as Timing from "../../src/services/jobs/runner/Timing.ts"
-import * as Verifier from "../../src/services/jobs/runner/Verifier.ts"
-import * as SqlJobs from "../../src/services/jobs/SqlJobs.ts"
-import * as SqlJobStore from "../../src/services/jobs/SqlJobStore.ts"
-import * as SqlProposals from "../../src/services/jobs/SqlProposals.ts"
 import * as MemorySandbox from "../../src/services/providers/MemorySandbox.ts"
 import type { Providers } from "../../src/services/providers/Provider.ts"
 import type { SandboxLedger } from "../../src/services/providers/Sandbox.ts"
+import { SlowCall } from "../../src/services/providers/Sandbox.ts"
 import * as SqlSandbox from "../../src/services/providers/SqlSandbox.ts"
 import * as Database from "../../src/services/store/Database.ts"
 import * as Migrations from "../../src/services/store/Migrations.ts"
@@ -38,97 +20,71 @@ import { send } from "./Http.ts"
 import type { RawResponse } from "./Http.ts"
 import * as TestDatabase from "./TestDatabase.ts"
 
-export type JobServices =
-  | Jobs.Jobs
-  | Proposals.Proposals
-  | Approvals.Approvals
-  | ApprovalLinks.ApprovalLinks
-  | SandboxLedger
-  | Idempotency.Idempotency
-  | ApiKeys.ApiKeys
-  | RunQueue.RunQueue
-  | EventFeed.EventFeed
-  | EventSignal.EventSignal
-
-/** The Job family's stores and parts besides `Jobs`, in memory (sharing one store) and on the store. */
-export const partsTestWith = <E>(providers: Layer.Layer<Providers | SandboxLedger, E>) =>
-  Layer.mergeAll(
-    MemoryProposals.layerMemory,
-    Approvals.layerTest,
-    ApprovalLinks.layerMemory,
-    MemoryJobStore.layerMemory,
-    Verifier.layer
-  ).pipe(
-    Layer.provideMerge(providers)
-  )
-export const partsTest = partsTestWith(MemorySandbox.layerMemory)
-export const partsLive = Layer.mergeAll(
-  SqlProposals.layer,
-  Approvals.layerLive,
-  ApprovalLinks.layer,
-  SqlJobStore.layer,
-  Verifier.layer
-)
-  .pipe(
-    Layer.provideMerge(SqlSandbox.layer)
-  )
+/**
+ * What the Job API's HTTP layer and its tests reach: the Job services both compositions give (not the
+ * in-memory store's own state), and the provider.
+ */
+export type PreviewServices = JobServices.Services | Providers | SandboxLedger
 
 /** The service's waits, but a sweep every second, so that a test finds a lost start soon. */
-export const testTiming: Timing.Timing = { ...Timing.production, sweepInterval: Duration.seconds(1) }
+/** The runner's waits (`Timing`) and the sandbox's `sandbox:slow` calls (`SlowCall`), as a test sets them. */
+export type TestTiming = Timing.Timing & { readonly slowCall: Duration.Duration }
+
+export const testTiming: TestTiming = {
+  ...Timing.production,
+  sweepInterval: Duration.seconds(1),
+  slowCall: Duration.seconds(2)
+}
 
 /**
  * Waits short enough for suites that take many Jobs through slow calls, retries and undos: the same
  * order of events, in a fraction of the time (a slow call still outlasts a test's 20 ms polls many times).
  */
-export const quickTiming: Timing.Timing = {
+export const quickTiming: TestTiming = {
   ...testTiming,
   providerBackoff: { first: Duration.millis(20), max: Duration.millis(200) },
   undoRetry: Duration.millis(20),
   slowCall: Duration.millis(600)
 }
 
-const runner = (timing: Timing.Timing) => JobRunner.layer().pipe(Layer.provide(Layer.succeed(Timing.Timing)(timing)))
+const runner = (timing: TestTiming) =>
+  JobRunner.layer().pipe(
+    Layer.provide(Layer.merge(Layer.succeed(Timing.Timing)(timing), Layer.succeed(SlowCall)(timing.slowCall)))
+  )
 
-/** The Job API's services in memory, with the runner on the in-memory engine over `interpreter`, configured by `config`. */
+/** Only when given: otherwise the suite's own configuration stands. */
+const configured = (config: Record<string, string>) => <A, E, R>(services: Layer.Layer<A, E, R>) =>
+  Object.keys(config).length === 0
+    ? services
+    : services.pipe(Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown(config))))
+
+/**
+ * The Job API's services in memory (`JobServices.layerMemory`), with the runner on the in-memory engine
+ * over `interpreter` and `providers` (the sandbox unless given), configured by `config`.
+ */
 export const servicesTest = (
   interpreter: Layer.Layer<Interpreter.Interpreter> = Interpreter.layerScripted(),
   config: Record<string, string> = {},
-  parts: Layer.Layer<
-    | Proposals.Proposals
-    | Approvals.Approvals
-    | ApprovalLinks.ApprovalLinks
-    | JobStore.JobStore
-    | Verifier.Verifier
-    | Providers
-    | SandboxLedger,
-    unknown,
-    RunQueue.RunQueue | EventSignal.EventSignal
-  > = partsTest,
-  timing: Timing.Timing = testTiming
+  providers: Layer.Layer<Providers | SandboxLedger, unknown> = MemorySandbox.layerMemory,
+  timing: TestTiming = testTiming
 ) =>
-  Layer.merge(runner(timing), EventFeed.layer).pipe(
-    Layer.provideMerge(
-      Layer.mergeAll(MemoryJobs.layerMemory, MemoryIdempotency.layerMemory, MemoryApiKeys.layerMemory, parts)
-    ),
-    Layer.provideMerge(Layer.merge(RunQueue.layer, EventSignal.layerInProcess)),
+  runner(timing).pipe(
+    Layer.provideMerge(JobServices.layerMemory),
+    Layer.provideMerge(providers),
     Layer.provide(interpreter),
     Layer.provideMerge(JobRunner.engineTest),
-    // Only when given: otherwise the suite's own configuration stands.
-    (services) =>
-      Object.keys(config).length === 0
-        ? services
-        : services.pipe(Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown(config))))
+    configured(config)
   )
 
-/** The same services on PostgreSQL (or PGlite), over a store of their own, configured by `config`. */
+/** The same services on PostgreSQL (or PGlite, `JobServices.layer`), over a store of their own, configured by `config`. */
 export const servicesLive = (
   interpreter: Layer.Layer<Interpreter.Interpreter> = Interpreter.layerScripted(),
   config: Record<string, string> = {},
-  timing: Timing.Timing = testTiming
+  timing: TestTiming = testTiming
 ) =>
-  Layer.merge(runner(timing), EventFeed.layer).pipe(
-    Layer.provideMerge(Layer.mergeAll(SqlJobs.layer, SqlIdempotency.layer, SqlApiKeys.layer, partsLive)),
-    Layer.provideMerge(Layer.merge(RunQueue.layer, EventSignal.layer)),
+  runner(timing).pipe(
+    Layer.provideMerge(JobServices.layer),
+    Layer.provideMerge(SqlSandbox.layer),
     Layer.provide(interpreter),
     Layer.provideMerge(JobRunner.engine),
     Layer.provide(Migrations.layer),
@@ -137,7 +93,7 @@ export const servicesLive = (
   )
 
 /** The real HTTP stack with the Job API preview on an ephemeral port, over the given Job services. */
-export const previewServerWith = <E, R>(services: Layer.Layer<JobServices, E, R>) =>
+export const previewServerWith = <E, R>(services: Layer.Layer<PreviewServices, E, R>) =>
   PreviewHttpLive.pipe(
     Layer.provideMerge(services),
     Layer.provideMerge(nodeServer({ host: "127.0.0.1", port: 0 })),
@@ -206,7 +162,7 @@ export const settled = (url: string, key: string, id: string) =>
 
 /**
  * Polls the Job's events until the last one of its revision `revision` is on the page: on PostgreSQL an
- * event is published only once every older transaction of the cluster has ended (JobStoreLive.ts), and
+ * event is published only once every older transaction of the cluster has ended (SqlJobStore.ts), and
  * another test file's transaction on the same server can be one of them. The revision's view names that
  * last event's position as soon as it has committed.
  */

@@ -13,7 +13,7 @@ interface StoredKey extends KeyInfo {
   readonly hash: string
 }
 
-/** In memory, with the semantics of `layerLive`. */
+/** In memory, with the semantics of the SQL `layer`. */
 export const layerMemory = Layer.effect(ApiKeys)(Effect.gen(function*() {
   interface State {
     readonly accounts: Map<string, AccountId>

@@ -19,7 +19,7 @@ interface Entry {
 }
 
 /**
- * In memory, with the semantics of `layerLive`. One lock orders claims and completions as
+ * In memory, with the semantics of the SQL `layer`. One lock orders claims and completions as
  * PostgreSQL's row locks and transactions do; time is the `Clock`'s, so tests can move it.
  */
 export const layerMemory = Layer.effect(Idempotency)(Effect.gen(function*() {

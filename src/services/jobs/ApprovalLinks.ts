@@ -12,17 +12,15 @@ import type { ApprovalLinkId, ApprovalLinkRequest } from "../../schema/ApprovalL
 import { tokenPattern } from "../../schema/ApprovalLink.ts"
 import type { Unavailable } from "../../schema/Errors.ts"
 import type { JobId } from "../../schema/JobRef.ts"
-import type { Approval, ApprovalId, Decision, ProposalHash } from "../../schema/Proposal.ts"
+import type { Approval as Decided, ApprovalId, Decision, ProposalHash } from "../../schema/Proposal.ts"
 import { sha256Hex } from "../Sha256.ts"
 import * as StoreGuard from "../store/StoreGuard.ts"
 import * as Transaction from "../store/Transaction.ts"
 import * as JobStore from "./JobStore.ts"
-import * as MemoryJobStore from "./MemoryJobStore.ts"
+import type { DecisionError } from "./rules/Approval.ts"
+import * as Approval from "./rules/Approval.ts"
 import { UnknownJob, WrongState } from "./rules/JobErrors.ts"
 import type { Change } from "./rules/JobRecord.ts"
-import * as Proposal from "./rules/Proposal.ts"
-import type { DecisionError } from "./rules/Proposal.ts"
-import * as SqlJobStore from "./SqlJobStore.ts"
 
 /** A link as the service keeps it: never its token, which only its holder has. */
 export interface StoredLink {
@@ -67,7 +65,7 @@ export class ApprovalLinks extends Context.Service<ApprovalLinks, {
   readonly decide: (
     token: string,
     input: LinkDecisionInput
-  ) => Effect.Effect<Approval, UnknownJob | DecisionError | Unavailable>
+  ) => Effect.Effect<Decided, UnknownJob | DecisionError | Unavailable>
 }>()("ApprovalLinks") {}
 
 const newToken = () => randomBytes(32).toString("base64url")
@@ -108,7 +106,7 @@ const decideOn = (store: JobStore.JobStore["Service"], link: StoredLink, input: 
   store.mutate(
     link.accountId,
     link.jobId,
-    (record, now) => Proposal.decide(record, decisionOf(link, input), `link:${link.id}`, now)
+    (record, now) => Approval.decide(record, decisionOf(link, input), `link:${link.id}`, now)
   ).pipe(Effect.map((change) => change.approval!))
 
 interface LinkRow {
@@ -166,7 +164,7 @@ export const layer = Layer.effect(ApprovalLinks)(Effect.gen(function*() {
         const change = yield* store.mutate(
           principal.accountId,
           jobId,
-          (record, now) => Proposal.linkCreated(record, input, id, now)
+          (record, now) => Approval.linkCreated(record, input, id, now)
         )
         const link = linkOf(principal, id, change, input)
         yield* sql`
@@ -193,7 +191,7 @@ export const layer = Layer.effect(ApprovalLinks)(Effect.gen(function*() {
         })))
         : Effect.fail(unknownLink)
   })
-})).pipe(Layer.provide(SqlJobStore.layer))
+}))
 
 /**
  * In memory, on the store the Job family's memory layers share. Creations and decisions of links apply
@@ -216,7 +214,7 @@ export const layerMemory = Layer.effect(ApprovalLinks)(Effect.gen(function*() {
         const change = yield* store.mutate(
           principal.accountId,
           jobId,
-          (record, now) => Proposal.linkCreated(record, input, id, now)
+          (record, now) => Approval.linkCreated(record, input, id, now)
         )
         const link = linkOf(principal, id, change, input)
         yield* Ref.update(links, (current) => new Map(current).set(hashOfToken(token), link))
@@ -235,4 +233,4 @@ export const layerMemory = Layer.effect(ApprovalLinks)(Effect.gen(function*() {
         return approval
       }).pipe(lock.withPermits(1))
   })
-})).pipe(Layer.provide(MemoryJobStore.layerMemory))
+}))

@@ -1,11 +1,7 @@
-import * as Config from "effect/Config"
 import * as Context from "effect/Context"
-import * as DateTime from "effect/DateTime"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import type * as Option from "effect/Option"
 import * as Result from "effect/Result"
-import type { AccountId } from "../../schema/ApiKey.ts"
+import type { AccountId, Principal } from "../../schema/ApiKey.ts"
 import type { Unavailable } from "../../schema/Errors.ts"
 import type {
   AnswerQuestionsRequest,
@@ -17,13 +13,13 @@ import type {
   JobStatus
 } from "../../schema/Job.ts"
 import type { JobAsOf, JobEvent, ViewPoint } from "../../schema/JobEvent.ts"
-import { PositiveDuration } from "../access/Idempotency.ts"
-import type { Interpretation, InterpretInput } from "../interpreter/Interpreter.ts"
-import * as Pruning from "../store/Pruning.ts"
+import type { Approval as Decided, ApprovalRequest } from "../../schema/Proposal.ts"
 import type { JobStore } from "./JobStore.ts"
+import type { DecisionError } from "./rules/Approval.ts"
+import * as Approval from "./rules/Approval.ts"
 import { HistoryPruned, RejectedInput, UnknownJob } from "./rules/JobErrors.ts"
 import type { StaleRevision, WrongState } from "./rules/JobErrors.ts"
-import type { Change, JobRecord, RunRef } from "./rules/JobRecord.ts"
+import type { Change } from "./rules/JobRecord.ts"
 import * as Revision from "./rules/Revision.ts"
 
 export interface EventPageOptions {
@@ -100,21 +96,13 @@ export class Jobs extends Context.Service<Jobs, {
   ) => Effect.Effect<EventRead, UnknownJob | HistoryPruned | Unavailable>
   /** The position of the account's last published event; 0 when it has none. */
   readonly latestPosition: (accountId: AccountId) => Effect.Effect<number, Unavailable>
-  /** Deletes the events older than `EVENTS_RETENTION`; answers how many. */
-  readonly pruneEvents: Effect.Effect<number, Unavailable>
-  /** The runs that Jobs whose work is not finished need (`Revision.runsOf`), oldest Jobs first (at most 100). */
-  readonly pendingRuns: Effect.Effect<ReadonlyArray<RunRef>, Unavailable>
-  /** What to interpret for `ref`, while the Job is still interpreting that revision. */
-  readonly interpretationInput: (ref: RunRef) => Effect.Effect<Option.Option<InterpretInput>, Unavailable>
-  /** Applies an interpretation of `ref`; false when the Job has moved on (nothing changes then). */
-  readonly recordInterpretation: (ref: RunRef, interpretation: Interpretation) => Effect.Effect<boolean, Unavailable>
+  /** Records a decision on the Job's open proposal, once (docs/API.md, "Proposals, approvals, execution"). */
+  readonly decide: (
+    principal: Principal,
+    id: JobId,
+    input: ApprovalRequest
+  ) => Effect.Effect<Decided, UnknownJob | DecisionError | Unavailable>
 }>()("Jobs") {}
-
-export const maxListLimit = 100
-
-/** Prunes events past `EVENTS_RETENTION` every `interval` (10 minutes unless told), in the background. */
-export const pruneEventsLoop = (interval?: Duration.Input) =>
-  Pruning.every("events past retention", Effect.flatMap(Jobs, (jobs) => jobs.pruneEvents), interval)
 
 export const isNotFound = (error: unknown): error is UnknownJob => error instanceof UnknownJob
 
@@ -131,11 +119,6 @@ export const decodeCursor = (cursor: string): Result.Result<number, RejectedInpu
     return Result.fail(badCursor)
   }
 }
-
-/** `EVENTS_RETENTION` (30 days): how long events are kept, and so how old a cursor may be. */
-export const EventsConfig = Config.all({
-  retention: Config.schema(PositiveDuration, "EVENTS_RETENTION").pipe(Config.withDefault(Duration.days(30)))
-})
 
 export const cursorExpired = (after: number) =>
   new HistoryPruned({
@@ -154,11 +137,6 @@ export const withAsOf = (job: Job, position: number): JobAsOf => ({
   asOf: { jobRevision: job.jobRevision, position }
 })
 
-export const toInterpretInput = (record: JobRecord): InterpretInput => ({
-  ...Revision.interpretInput(record),
-  createdAt: DateTime.makeUnsafe(record.createdAt)
-})
-
 /** A change's Job, as the API shows it. */
 export const viewOf = <E, R>(effect: Effect.Effect<Change, E, R>) =>
   Effect.map(effect, (change) => Revision.toView(change.record))
@@ -173,13 +151,9 @@ export const commands = (mutate: JobStore["Service"]["mutate"]) => ({
   answer: (accountId: AccountId, id: JobId, input: AnswerQuestionsRequest) =>
     viewOf(mutate(accountId, id, (record, now) => Revision.answer(record, input, now))),
   cancel: (accountId: AccountId, id: JobId) => viewOf(mutate(accountId, id, Revision.cancel)),
-  recordInterpretation: (ref: RunRef, interpretation: Interpretation) =>
-    mutate(
-      ref.accountId,
-      ref.jobId,
-      (record, now) => Result.succeed(Revision.interpreted(record, ref.revision, interpretation, now))
-    ).pipe(
-      Effect.map((change) => change.events.length > 0),
-      Effect.catchIf(isNotFound, () => Effect.succeed(false))
+  decide: (principal: Principal, id: JobId, input: ApprovalRequest) =>
+    Effect.map(
+      mutate(principal.accountId, id, (record, now) => Approval.decide(record, input, principal.keyId, now)),
+      (change) => change.approval!
     )
 })

@@ -1,4 +1,6 @@
+import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
@@ -9,7 +11,7 @@ import type { Job, JobId } from "../../schema/Job.ts"
 import type { JobEvent } from "../../schema/JobEvent.ts"
 import type { Approval, ProposalHash } from "../../schema/Proposal.ts"
 import { EventSignal } from "./EventSignal.ts"
-import { JobStore, notFound, nowIso, signalRuns } from "./JobStore.ts"
+import { EventsConfig, JobStore, notFound, nowIso, signalRuns } from "./JobStore.ts"
 import type { UnknownJob } from "./rules/JobErrors.ts"
 import type { Change, JobRecord } from "./rules/JobRecord.ts"
 import * as Revision from "./rules/Revision.ts"
@@ -39,7 +41,7 @@ export interface MemoryState {
 }
 
 /**
- * The in-memory store the Test layers of `Jobs`, `Proposals` and `Approvals` share, so that one
+ * The in-memory store the memory layers of `Jobs`, `Proposals` and `ApprovalLinks` share, so that one
  * behaviour suite runs unchanged on them and on PostgreSQL.
  */
 export class JobMemory extends Context.Service<JobMemory, {
@@ -104,6 +106,26 @@ const write = (current: MemoryState, change: Change, seq: number): MemoryState =
   }
 }
 
+/** Drops the events that occurred before `cutoff`; answers how many. */
+const prune = (current: MemoryState, cutoff: string): readonly [number, MemoryState] => {
+  const kept = (events: ReadonlyArray<JobEvent>) => events.filter((event) => event.occurredAt >= cutoff)
+  const prunedThrough = new Map(current.prunedThrough)
+  let pruned = 0
+  for (const [accountId, events] of current.accountEvents) {
+    const gone = events.filter((event) => event.occurredAt < cutoff)
+    if (gone.length === 0) continue
+    pruned += gone.length
+    prunedThrough.set(accountId, Math.max(prunedThrough.get(accountId) ?? 0, gone[gone.length - 1]!.position))
+  }
+  if (pruned === 0) return [0, current]
+  return [pruned, {
+    ...current,
+    jobEvents: new Map(Array.from(current.jobEvents, ([id, events]) => [id, kept(events)])),
+    accountEvents: new Map(Array.from(current.accountEvents, ([id, events]) => [id, kept(events)])),
+    prunedThrough
+  }]
+}
+
 export const openUntilOf = Revision.openUntil
 
 export const findIn = (current: MemoryState, accountId: AccountId, id: string) => {
@@ -111,10 +133,11 @@ export const findIn = (current: MemoryState, accountId: AccountId, id: string) =
   return entry === undefined || entry.record.accountId !== accountId ? undefined : entry
 }
 
-/** In memory, with the semantics of `layerLive`: one atomic update per change, then the same signals. */
+/** In memory, with the semantics of the SQL `layer`: one atomic update per change, then the same signals. */
 export const layerMemory = Layer.effectContext(Effect.gen(function*() {
   const work = yield* RunQueue
   const signal = yield* EventSignal
+  const { retention } = yield* EventsConfig
   const state = yield* Ref.make<MemoryState>({
     jobs: new Map(),
     jobEvents: new Map(),
@@ -161,7 +184,18 @@ export const layerMemory = Layer.effectContext(Effect.gen(function*() {
       Effect.flatMap(Ref.get(state), (current) => {
         const entry = findIn(current, accountId, id)
         return entry === undefined ? Effect.fail(notFound(id)) : Effect.succeed(entry.record)
-      })
+      }),
+    pendingRuns: Effect.map(Ref.get(state), (current) =>
+      Array.from(current.jobs.values())
+        .filter(({ record }) => Revision.runsOf(record).length > 0)
+        .sort((a, b) => a.seq - b.seq)
+        .slice(0, 100)
+        .flatMap(({ record }) => Revision.runsOf(record))),
+    pruneEvents: Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const cutoff = new Date(now - Duration.toMillis(retention)).toISOString()
+      return yield* Ref.modify(state, (current) => prune(current, cutoff))
+    })
   })
   return Context.make(JobStore, store).pipe(Context.add(JobMemory, { state }))
 }))

@@ -1,29 +1,15 @@
-import * as Clock from "effect/Clock"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Result from "effect/Result"
 import type { AccountId } from "../../schema/ApiKey.ts"
 import type { JobAsOf, JobEvent, ViewPoint } from "../../schema/JobEvent.ts"
 import type { JobId } from "../../schema/JobRef.ts"
 import type { EventPageOptions, EventRead } from "./Jobs.ts"
-import {
-  commands,
-  cursorExpired,
-  decodeCursor,
-  encodeCursor,
-  EventsConfig,
-  Jobs,
-  noView,
-  toInterpretInput,
-  withAsOf
-} from "./Jobs.ts"
+import { commands, cursorExpired, decodeCursor, encodeCursor, Jobs, noView, withAsOf } from "./Jobs.ts"
 import * as JobStore from "./JobStore.ts"
 import { notFound, nowIso } from "./JobStore.ts"
 import type { MemoryState } from "./MemoryJobStore.ts"
-import * as MemoryJobStore from "./MemoryJobStore.ts"
 import { findIn, JobMemory } from "./MemoryJobStore.ts"
 import * as EventFold from "./rules/EventFold.ts"
 import type { HistoryPruned, UnknownJob } from "./rules/JobErrors.ts"
@@ -43,11 +29,10 @@ const firstAbove = <A>(items: ReadonlyArray<A>, bound: number, key: (item: A) =>
 
 const positionOf = (event: JobEvent) => event.position
 
-/** In memory, over the store the Job family's Test layers share (`JobMemory`), with the semantics of `layerLive`. */
-const memory = Layer.effect(Jobs)(Effect.gen(function*() {
+/** In memory, over the one store the Job family's memory layers share (`JobMemory`), with the semantics of the SQL `layer`. */
+export const layerMemory = Layer.effect(Jobs)(Effect.gen(function*() {
   const store = yield* JobStore.JobStore
   const { state } = yield* JobMemory
-  const { retention } = yield* EventsConfig
   const find = findIn
   const mutate = store.mutate
 
@@ -99,25 +84,6 @@ const memory = Layer.effect(Jobs)(Effect.gen(function*() {
     return Result.succeed({ events: events.slice(start, start + options.limit), pending: false })
   }
 
-  const prune = (current: MemoryState, cutoff: string): readonly [number, MemoryState] => {
-    const kept = (events: ReadonlyArray<JobEvent>) => events.filter((event) => event.occurredAt >= cutoff)
-    const prunedThrough = new Map(current.prunedThrough)
-    let pruned = 0
-    for (const [accountId, events] of current.accountEvents) {
-      const gone = events.filter((event) => event.occurredAt < cutoff)
-      if (gone.length === 0) continue
-      pruned += gone.length
-      prunedThrough.set(accountId, Math.max(prunedThrough.get(accountId) ?? 0, gone[gone.length - 1]!.position))
-    }
-    if (pruned === 0) return [0, current]
-    return [pruned, {
-      ...current,
-      jobEvents: new Map(Array.from(current.jobEvents, ([id, events]) => [id, kept(events)])),
-      accountEvents: new Map(Array.from(current.accountEvents, ([id, events]) => [id, kept(events)])),
-      prunedThrough
-    }]
-  }
-
   return {
     ...commands(mutate),
     create: (accountId, input) =>
@@ -158,27 +124,6 @@ const memory = Layer.effect(Jobs)(Effect.gen(function*() {
     eventPage: (accountId, options) =>
       Effect.flatMap(Ref.get(state), (current) => Effect.fromResult(eventPage(current, accountId, options))),
     latestPosition: (accountId) =>
-      Effect.map(Ref.get(state), (current) => current.accountEvents.get(accountId)?.at(-1)?.position ?? 0),
-    pruneEvents: Effect.gen(function*() {
-      const now = yield* Clock.currentTimeMillis
-      const cutoff = new Date(now - Duration.toMillis(retention)).toISOString()
-      return yield* Ref.modify(state, (current) => prune(current, cutoff))
-    }),
-    pendingRuns: Effect.map(Ref.get(state), (current) =>
-      Array.from(current.jobs.values())
-        .filter(({ record }) => Revision.runsOf(record).length > 0)
-        .sort((a, b) => a.seq - b.seq)
-        .slice(0, 100)
-        .flatMap(({ record }) => Revision.runsOf(record))),
-    interpretationInput: (ref) =>
-      Effect.map(Ref.get(state), (current) => {
-        const entry = find(current, ref.accountId, ref.jobId)
-        return entry !== undefined && entry.record.status === "interpreting" && entry.record.revision === ref.revision
-          ? Option.some(toInterpretInput(entry.record))
-          : Option.none()
-      })
+      Effect.map(Ref.get(state), (current) => current.accountEvents.get(accountId)?.at(-1)?.position ?? 0)
   }
 }))
-
-/** In memory, on the store the Job family's Test layers share (`MemoryJobStore.layerMemory`). */
-export const layerMemory = memory.pipe(Layer.provide(MemoryJobStore.layerMemory))

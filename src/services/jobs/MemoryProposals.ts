@@ -8,7 +8,7 @@ import * as MemoryJobStore from "./MemoryJobStore.ts"
 import { findIn, JobMemory } from "./MemoryJobStore.ts"
 import { make, Proposals } from "./Proposals.ts"
 
-/** In memory, on the store the Job family's Test layers share. */
+/** In memory, on the one store the Job family's memory layers share. */
 export const layerMemory = Layer.effect(Proposals)(Effect.gen(function*() {
   const { state } = yield* JobMemory
   return yield* make({
@@ -25,4 +25,4 @@ export const layerMemory = Layer.effect(Proposals)(Effect.gen(function*() {
       })
     })
   })
-})).pipe(Layer.provide(MemoryJobStore.layerMemory))
+}))

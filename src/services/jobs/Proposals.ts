@@ -8,22 +8,16 @@ import type { AccountId } from "../../schema/ApiKey.ts"
 import type { Unavailable } from "../../schema/Errors.ts"
 import type { JobId } from "../../schema/JobRef.ts"
 import { PositiveDuration } from "../access/Idempotency.ts"
-import type { ProviderTimeout, ProviderTransient } from "../providers/Provider.ts"
-import { Providers } from "../providers/Provider.ts"
 import * as JobStore from "./JobStore.ts"
-import * as Execution from "./rules/Execution.ts"
 import { UnknownJob } from "./rules/JobErrors.ts"
-import type { RunRef } from "./rules/JobRecord.ts"
 import * as Proposal from "./rules/Proposal.ts"
 
 /**
- * A Job's proposals: built from the provider's quotes (the first that fits and was not excluded), stored
- * once as the RFC 8785 bytes their hash names, served as stored, superseded by a new revision, a
- * rejection or their expiry (`PROPOSAL_TTL`).
+ * A Job's proposals, once presented (`Proposal.present`, from the provider's quotes, by the runner's
+ * `Steps`): stored once as the RFC 8785 bytes their hash names, served as stored, superseded by a new
+ * revision, a rejection or their expiry (`PROPOSAL_TTL`).
  */
 export class Proposals extends Context.Service<Proposals, {
-  /** Quotes (never inside a transaction) and presents a proposal for `ref`, if the Job still plans in that run. */
-  readonly plan: (ref: RunRef) => Effect.Effect<void, ProviderTransient | ProviderTimeout | Unavailable>
   /** The proposal's canonical bytes, exactly as hashed; `UnknownJob` for another account's Job or an unknown hash. */
   readonly document: (
     accountId: AccountId,
@@ -55,35 +49,6 @@ interface Reads {
 export const make = (reads: Reads) =>
   Effect.gen(function*() {
     const store = yield* JobStore.JobStore
-    const providers = yield* Providers
-    const { ttl } = yield* ProposalConfig
-    const ttlMillis = Duration.toMillis(ttl)
-
-    const plan = (ref: RunRef) =>
-      Effect.gen(function*() {
-        const record = yield* store.find(ref.accountId, ref.jobId)
-        if (!Execution.isCurrentRun(record, ref) || record.status !== "planning" || record.objective === null) {
-          return
-        }
-        const quotes = yield* providers.quote({
-          jobId: record.id,
-          jobRevision: record.revision,
-          objective: record.objective,
-          constraints: [...record.callerConstraints, ...record.interpretedConstraints]
-        }).pipe(
-          // A provider that refuses to quote has nothing to offer: the User is asked.
-          Effect.catchTag(
-            "ProviderPermanent",
-            (error) => Effect.logWarning("the provider refused to quote", error.message).pipe(Effect.as([]))
-          )
-        )
-        yield* store.mutate(
-          ref.accountId,
-          ref.jobId,
-          (current, now) =>
-            Result.succeed(Proposal.present(current, ref, { provider: providers.name, quotes, ttlMillis }, now))
-        )
-      }).pipe(Effect.catchIf((error) => error instanceof UnknownJob, () => Effect.void))
 
     const expire = (accountId: AccountId, jobId: JobId) =>
       store.mutate(accountId, jobId, (record, now) => Result.succeed(Proposal.expire(record, now))).pipe(
@@ -92,7 +57,6 @@ export const make = (reads: Reads) =>
       )
 
     return Proposals.of({
-      plan,
       document: (accountId, jobId, hash) =>
         Effect.flatMap(
           reads.bytes(accountId, jobId, hash),

@@ -1,3 +1,4 @@
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Result from "effect/Result"
@@ -8,13 +9,16 @@ import type { JobId } from "../../schema/JobRef.ts"
 import * as StoreGuard from "../store/StoreGuard.ts"
 import * as Transaction from "../store/Transaction.ts"
 import { channel, EventSignal } from "./EventSignal.ts"
-import { eventsPerTransaction, JobStore, notFound, nowIso, signalRuns } from "./JobStore.ts"
+import { EventsConfig, eventsPerTransaction, JobStore, notFound, nowIso, signalRuns } from "./JobStore.ts"
 import { fromStored } from "./rules/JobRecord.ts"
 import type { Change, JobRecord } from "./rules/JobRecord.ts"
 import * as Revision from "./rules/Revision.ts"
 import { RunQueue } from "./runner/RunQueue.ts"
 
 const utf8 = new TextEncoder()
+
+/** Events deleted by one statement of the prune. */
+const pruneBatchSize = 1000
 
 /**
  * PostgreSQL. An event's position is `xid * 64 + n`: the id of the transaction that appended it (a
@@ -30,6 +34,7 @@ export const layer = Layer.effect(JobStore)(Effect.gen(function*() {
   const guard = yield* StoreGuard.make("jobs")
   const work = yield* RunQueue
   const signal = yield* EventSignal
+  const retentionMillis = Duration.toMillis((yield* EventsConfig).retention)
 
   /**
    * The Job's row (`job`, an `INSERT` or an `UPDATE` of it), the change's events and its revision's
@@ -170,5 +175,41 @@ export const layer = Layer.effect(JobStore)(Effect.gen(function*() {
         )
       )
 
-  return { insert, mutate, find }
+  /** The first position no reader may publish yet: every event before it is committed, for good. */
+  const horizon = sql`(pg_snapshot_xmin(pg_current_snapshot())::text::bigint * ${eventsPerTransaction})`
+
+  /** Deletes one batch of events past retention, in a statement of its own; answers how many. */
+  const pruneBatch = sql<{ readonly pruned: number }>`
+    WITH gone AS (
+      DELETE FROM job_events WHERE position IN (
+        SELECT position FROM job_events
+        WHERE occurred_at < now() - ${retentionMillis}::double precision * interval '1 millisecond'
+          AND position < ${horizon}
+        ORDER BY occurred_at LIMIT ${pruneBatchSize}
+      )
+      RETURNING account_id, position
+    ), through AS (
+      INSERT INTO job_event_retention (account_id, pruned_through)
+      SELECT account_id, max(position) FROM gone GROUP BY account_id
+      ON CONFLICT (account_id) DO UPDATE
+        SET pruned_through = GREATEST(job_event_retention.pruned_through, EXCLUDED.pruned_through)
+    )
+    SELECT count(*)::int AS pruned FROM gone`.pipe(Effect.map(([row]) => row?.pruned ?? 0))
+
+  // In small batches, each a short transaction: a long one would hold publication back for every account.
+  const pruneEvents = Effect.gen(function*() {
+    let total = 0
+    while (true) {
+      const pruned = yield* guard(pruneBatch)
+      total += pruned
+      if (pruned < pruneBatchSize) return total
+    }
+  })
+
+  const pendingRuns = guard(sql<{ readonly record: string }>`
+    SELECT record FROM jobs WHERE needs_run ORDER BY seq LIMIT 100`).pipe(
+    Effect.map((rows) => rows.flatMap((row) => Revision.runsOf(fromStored(JSON.parse(row.record)))))
+  )
+
+  return { insert, mutate, find, pendingRuns, pruneEvents }
 }))

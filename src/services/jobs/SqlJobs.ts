@@ -1,34 +1,17 @@
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { AccountId } from "../../schema/ApiKey.ts"
 import type { CreateJobRequest, Job, JobId } from "../../schema/Job.ts"
 import type { EventType, JobEvent, ViewPoint } from "../../schema/JobEvent.ts"
 import * as StoreGuard from "../store/StoreGuard.ts"
 import type { EventPageOptions } from "./Jobs.ts"
-import {
-  commands,
-  cursorExpired,
-  decodeCursor,
-  encodeCursor,
-  EventsConfig,
-  isNotFound,
-  Jobs,
-  noView,
-  toInterpretInput,
-  withAsOf
-} from "./Jobs.ts"
+import { commands, cursorExpired, decodeCursor, encodeCursor, Jobs, noView, withAsOf } from "./Jobs.ts"
 import * as JobStore from "./JobStore.ts"
 import { eventsPerTransaction, notFound, nowIso } from "./JobStore.ts"
 import * as EventFold from "./rules/EventFold.ts"
 import { fromStored } from "./rules/JobRecord.ts"
 import * as Revision from "./rules/Revision.ts"
-import * as SqlJobStore from "./SqlJobStore.ts"
-
-/** Events deleted by one statement of the prune. */
-const pruneBatchSize = 1000
 
 interface EventRow {
   readonly position: string
@@ -58,12 +41,10 @@ const toEvent = (row: EventRow): JobEvent => ({
 })
 
 /** PostgreSQL: reads here, every change through `JobStore` (see there for how positions are made). */
-const live = Layer.effect(Jobs)(Effect.gen(function*() {
+export const layer = Layer.effect(Jobs)(Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const guard = yield* StoreGuard.make("jobs")
   const store = yield* JobStore.JobStore
-  const { retention } = yield* EventsConfig
-  const retentionMillis = Duration.toMillis(retention)
 
   /** The first position no reader may publish yet: every event before it is committed, for good. */
   const horizon = sql`(pg_snapshot_xmin(pg_current_snapshot())::text::bigint * ${eventsPerTransaction})`
@@ -170,24 +151,6 @@ const live = Layer.effect(Jobs)(Effect.gen(function*() {
       return { events: published.map(toEvent), pending: published.length < rows.filter(isEvent).length }
     })
 
-  /** Deletes one batch of events past retention, in a statement of its own; answers how many. */
-  const pruneBatch = sql<{ readonly pruned: number }>`
-    WITH gone AS (
-      DELETE FROM job_events WHERE position IN (
-        SELECT position FROM job_events
-        WHERE occurred_at < now() - ${retentionMillis}::double precision * interval '1 millisecond'
-          AND position < ${horizon}
-        ORDER BY occurred_at LIMIT ${pruneBatchSize}
-      )
-      RETURNING account_id, position
-    ), through AS (
-      INSERT INTO job_event_retention (account_id, pruned_through)
-      SELECT account_id, max(position) FROM gone GROUP BY account_id
-      ON CONFLICT (account_id) DO UPDATE
-        SET pruned_through = GREATEST(job_event_retention.pruned_through, EXCLUDED.pruned_through)
-    )
-    SELECT count(*)::int AS pruned FROM gone`.pipe(Effect.map(([row]) => row?.pruned ?? 0))
-
   return {
     ...commands(mutate),
     create,
@@ -223,31 +186,6 @@ const live = Layer.effect(Jobs)(Effect.gen(function*() {
         SELECT max(position)::text AS position FROM job_events
         WHERE account_id = ${accountId} AND position < ${horizon}`).pipe(
         Effect.map(([row]) => Number(row?.position ?? 0))
-      ),
-    // In small batches, each a short transaction: a long one would hold publication back for every account.
-    pruneEvents: Effect.gen(function*() {
-      let total = 0
-      while (true) {
-        const pruned = yield* guard(pruneBatch)
-        total += pruned
-        if (pruned < pruneBatchSize) return total
-      }
-    }),
-    pendingRuns: guard(sql<{ readonly record: string }>`
-      SELECT record FROM jobs WHERE needs_run ORDER BY seq LIMIT 100`).pipe(
-      Effect.map((rows) => rows.flatMap((row) => Revision.runsOf(parse(row.record))))
-    ),
-    interpretationInput: (ref) =>
-      guard(find(ref.accountId, ref.jobId)).pipe(
-        Effect.map((record) =>
-          record.status === "interpreting" && record.revision === ref.revision
-            ? Option.some(toInterpretInput(record))
-            : Option.none()
-        ),
-        Effect.catchIf(isNotFound, () => Effect.succeedNone)
       )
   }
 }))
-
-/** PostgreSQL, changing Jobs through `SqlJobStore.layer`. */
-export const layer = live.pipe(Layer.provide(SqlJobStore.layer))

@@ -7,7 +7,6 @@ import type { JobId } from "../../schema/JobRef.ts"
 import * as StoreGuard from "../store/StoreGuard.ts"
 import * as JobStore from "./JobStore.ts"
 import { make, Proposals } from "./Proposals.ts"
-import * as SqlJobStore from "./SqlJobStore.ts"
 
 const fromUtf8 = new TextDecoder()
 
@@ -29,4 +28,4 @@ export const layer = Layer.effect(Proposals)(Effect.gen(function*() {
       Effect.map((rows) => rows.map((row) => ({ accountId: row.account_id as AccountId, jobId: row.id as JobId })))
     )
   })
-})).pipe(Layer.provide(SqlJobStore.layer))
+}))

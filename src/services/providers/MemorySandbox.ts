@@ -6,7 +6,7 @@ import * as Semaphore from "effect/Semaphore"
 import type { Row } from "./Sandbox.ts"
 import { make, toEntry } from "./Sandbox.ts"
 
-/** In memory, with the semantics of `layerLive`: one lock orders calls as the row lock does. */
+/** In memory, with the semantics of the SQL `layer`: one lock orders calls as the row lock does. */
 export const layerMemory = Layer.effectContext(Effect.gen(function*() {
   const rows = yield* Ref.make<ReadonlyArray<Row>>([])
   const lock = yield* Semaphore.make(1)

@@ -2,7 +2,7 @@ import * as Config from "effect/Config"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import type * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
+import type * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type { Constraint, Money, Objective } from "../../schema/Constraint.ts"
 import type { JobId } from "../../schema/JobRef.ts"
@@ -91,7 +91,3 @@ export const executionKey = (jobId: string, proposalHash: string, executionNumbe
 export const ProviderKind = Config.schema(Schema.Literals(["sandbox", "http"]), "PROVIDER").pipe(
   Config.withDefault("sandbox" as const)
 )
-
-/** The offer of `quotes` with this id, if the provider still quotes it. */
-export const findQuote = (quotes: ReadonlyArray<Quote>, offerId: string): Option.Option<Quote> =>
-  Option.fromUndefinedOr(quotes.find((quote) => quote.offer.id === offerId))

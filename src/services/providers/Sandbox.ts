@@ -9,7 +9,6 @@ import type { Constraint, Money } from "../../schema/Constraint.ts"
 import { currencyCodes } from "../../schema/Constraint.ts"
 import type { Unavailable } from "../../schema/Errors.ts"
 import type { ProposalDocument } from "../../schema/Proposal.ts"
-import { Timing } from "../jobs/runner/Timing.ts"
 import { sha256Hex } from "../Sha256.ts"
 import { findPlace } from "../text/Places.ts"
 import type { Inspection, Quote, QuoteRequest } from "./Provider.ts"
@@ -239,14 +238,19 @@ const cancelDecision = (current: Row): Decision<void> => {
   return { row: row.state === "succeeded" ? { ...row, state: "compensated" } : row, answer: Effect.void }
 }
 
+/** How long each call takes under `sandbox:slow` (2 s); a test may shorten it. */
+export const SlowCall = Context.Reference<Duration.Duration>("SandboxSlowCall", {
+  defaultValue: () => Duration.seconds(2)
+})
+
 /**
- * `sandbox:slow`: every call takes `Timing.slowCall` (2 s). A call that changes something does it
+ * `sandbox:slow`: every call takes `SlowCall` (2 s). A call that changes something does it
  * halfway through, as a remote provider would: a caller that stops waiting, or dies, meanwhile cannot
  * know whether it was done.
  */
 const slowly = (constraints: ReadonlyArray<Constraint>, part = 1) =>
   directivesOf(constraints).has("slow")
-    ? Timing.use(({ slowCall }) => Effect.sleep(Duration.times(slowCall, part)))
+    ? SlowCall.use((slowCall) => Effect.sleep(Duration.times(slowCall, part)))
     : Effect.void
 
 const halfway = <A, E, R>(constraints: ReadonlyArray<Constraint>, change: Effect.Effect<A, E, R>) =>

@@ -13,8 +13,8 @@ import { DatabaseConfig } from "./Database.ts"
  * Members are kept as UTF-8 bytes (`bytea`): the contract accepts any well-formed text, U+0000
  * included, which a PostgreSQL `text` column cannot hold. `email_key` is the lower-cased address,
  * the identity of a member; `email` is the spelling of the first registration.
- * `last_submitted_at` made a repeated registration write as much as a new one; it is no longer written
- * (the log message of `SqlWaitlist` does that without a row lock), and kept with what it holds.
+ * `last_submitted_at` is not written (a repeated registration would write as much as a new one; the log
+ * message of `SqlWaitlist` says when one came), and is kept with what it holds.
  */
 const createWaitlistMembers = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -77,7 +77,7 @@ const createIdempotencyKeys = Effect.gen(function*() {
 /**
  * Jobs, their events and a snapshot per revision. Documents are JSON text (`text`, not `jsonb`, which
  * cannot hold U+0000, which a request may contain). `seq` orders the list of Jobs. An event's
- * `position` is derived from the `xid8` of the transaction that appended it (see `JobsLive.ts`);
+ * `position` is derived from the `xid8` of the transaction that appended it (see `SqlJobStore.ts`);
  * `xid` is kept so that a reader publishes only events no running transaction can precede.
  */
 const createJobs = Effect.gen(function*() {

@@ -8,7 +8,7 @@ import { emailKey } from "../../schema/Waitlist.ts"
 import type { Member } from "./Waitlist.ts"
 import { Waitlist } from "./Waitlist.ts"
 
-/** In memory, with the semantics of `layerLive`: one member per key, first spelling kept, ordered. */
+/** In memory, with the semantics of the SQL `layer`: one member per key, first spelling kept, ordered. */
 export const layerMemory = Layer.effect(Waitlist)(Effect.gen(function*() {
   const store = yield* Ref.make(HashMap.empty<string, Member & { readonly seq: number }>())
   return {

@@ -2,7 +2,7 @@ import type { Constraint } from "../../../schema/Constraint.ts"
 import type { Job, JobStatus } from "../../../schema/Job.ts"
 import type { JobEvent } from "../../../schema/JobEvent.ts"
 import type { Outcome, ProposalDocument, ProposalStatus } from "../../../schema/Proposal.ts"
-import type { Answer } from "../../interpreter/Interpreter.ts"
+import type { Answer } from "../../interpreter/Interpretation.ts"
 
 const callerOnly = (constraints: ReadonlyArray<Constraint>) =>
   constraints.filter((constraint) => constraint.source === "caller")

@@ -6,9 +6,10 @@ import type { Inspection } from "../../providers/Provider.ts"
 import type { Change, ExecutionState, JobRecord, NewEvent, RunRef } from "./JobRecord.ts"
 import { closedProposal } from "./JobRecord.ts"
 
-import { at, atMost, isCurrent, noChange, step, units } from "./Proposal.ts"
+import { at, isCurrent, noChange, step } from "./JobRecord.ts"
+import { atMost, units } from "./Proposal.ts"
 
-/** The rules of an execution after its claim: the provider's answer, the Verifier's finding, the undo. */
+/** The rules of an execution after its claim: the provider's answer, the verification's finding, the undo. */
 
 /** Whether the Job still wants its execution carried on (rather than undone). */
 export const wanted = (record: JobRecord, execution: ExecutionState) =>
@@ -88,7 +89,7 @@ const settledWithoutEffect = (record: JobRecord, events: ReadonlyArray<NewEvent>
     }
     : { record, events }
 
-/** The Verifier's finding on an execution's side effect. */
+/** The verification's finding on an execution's side effect. */
 export type Verification =
   | { readonly _tag: "Verified"; readonly inspection: Inspection }
   | { readonly _tag: "Mismatch"; readonly reason: string; readonly inspection: Inspection | null }
@@ -119,7 +120,7 @@ export const compare = (document: ProposalDocument, inspection: Inspection | nul
   return { _tag: "Verified", inspection }
 }
 
-/** Records the Verifier's finding: an Outcome and `completed`, or the side effect to be undone, then a new plan. */
+/** Records the verification's finding: an Outcome and `completed`, or the side effect to be undone, then a new plan. */
 export const verified = (
   record: JobRecord,
   number: number,

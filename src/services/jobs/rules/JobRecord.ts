@@ -3,7 +3,7 @@ import type { Constraint, Objective, Question } from "../../../schema/Constraint
 import type { JobId, JobStatus } from "../../../schema/Job.ts"
 import type { EventType } from "../../../schema/JobEvent.ts"
 import type { Approval, Outcome, ProposalDocument, ProposalHash, ProposalStatus } from "../../../schema/Proposal.ts"
-import type { Answer } from "../../interpreter/Interpreter.ts"
+import type { Answer } from "../../interpreter/Interpretation.ts"
 
 /** What the service keeps of a Job, and the background work it names (docs/API.md, "Operations"). */
 
@@ -136,3 +136,18 @@ export interface RunRef {
   readonly revision: number
   readonly run: number
 }
+
+export const isCurrent = (record: JobRecord, ref: RunRef) => record.revision === ref.revision && record.run === ref.run
+
+export const at = (record: JobRecord, now: string, changes: Partial<JobRecord>): JobRecord => ({
+  ...record,
+  ...changes,
+  updatedAt: now
+})
+
+export const noChange = (record: JobRecord): Change => ({ record, events: [] })
+
+export const step = (action: string, status: JobStatus, data: Record<string, unknown> = {}): NewEvent => ({
+  type: "recovery.step",
+  data: { action, ...data, status }
+})

@@ -1,4 +1,5 @@
 import canonicalize from "canonicalize"
+import * as DateTime from "effect/DateTime"
 import * as Result from "effect/Result"
 import { randomBytes } from "node:crypto"
 import type { AccountId } from "../../../schema/ApiKey.ts"
@@ -13,7 +14,7 @@ import type {
 } from "../../../schema/Job.ts"
 import { isTerminal } from "../../../schema/Job.ts"
 import type { JobProposal } from "../../../schema/Proposal.ts"
-import type { Interpretation, InterpretedConstraint, InterpretInput } from "../../interpreter/Interpreter.ts"
+import type { Interpretation, InterpretedConstraint, InterpretInput } from "../../interpreter/Interpretation.ts"
 import { RejectedInput, StaleRevision, WrongState } from "./JobErrors.ts"
 
 import type { Change, JobRecord, NewEvent, ProposalState, RunRef } from "./JobRecord.ts"
@@ -295,8 +296,9 @@ export const cancel = (record: JobRecord, now: string): Result.Result<Change, Wr
 }
 
 /** What the interpreter is given for the Job's current revision. */
-export const interpretInput = (record: JobRecord): Omit<InterpretInput, "createdAt"> => ({
+export const interpretInput = (record: JobRecord): InterpretInput => ({
   request: record.request,
+  createdAt: DateTime.makeUnsafe(record.createdAt),
   constraints: record.callerConstraints.map(inputOf),
   answers: record.answers
 })

@@ -20,7 +20,7 @@ import * as WorkflowEngine from "effect/workflow/WorkflowEngine"
 import { AccountId } from "../../../schema/ApiKey.ts"
 import { JobId } from "../../../schema/Job.ts"
 import { DatabaseConfig } from "../../store/Database.ts"
-import { Jobs } from "../Jobs.ts"
+import { JobStore } from "../JobStore.ts"
 import { Proposals } from "../Proposals.ts"
 import type { RunRef } from "../rules/JobRecord.ts"
 import { RunQueue } from "./RunQueue.ts"
@@ -160,7 +160,7 @@ const workflow = ({ current, retired }: RunShapes) =>
 const starts = (current: RunShape) =>
   Layer.effectDiscard(Effect.gen(function*() {
     const { sweepInterval } = yield* Timing.Timing
-    const jobs = yield* Jobs
+    const store = yield* JobStore
     const proposals = yield* Proposals
     const work = yield* RunQueue
 
@@ -183,7 +183,7 @@ const starts = (current: RunShape) =>
 
     const sweep = Effect.andThen(
       proposals.expireDue,
-      jobs.pendingRuns.pipe(Effect.flatMap((refs) => Effect.forEach(refs, start, { discard: true })))
+      store.pendingRuns.pipe(Effect.flatMap((refs) => Effect.forEach(refs, start, { discard: true })))
     ).pipe(Effect.catchCause((cause) => Effect.logWarning("job sweep failed", cause)))
     yield* sweep.pipe(
       Effect.repeat(Schedule.spaced(sweepInterval)),
@@ -216,7 +216,9 @@ export const inBackground = <E, R>(runner: Layer.Layer<never, E, R>) =>
  */
 export const layer = (options: { readonly shapes?: RunShapes | undefined } = {}) => {
   const given = options.shapes ?? shapes
-  return Layer.merge(workflow(given), starts(given.current)).pipe(Layer.provide(Steps.layer))
+  return Layer.merge(workflow(given), starts(given.current)).pipe(
+    Layer.provide(Steps.layer)
+  )
 }
 
 /**

@@ -1,5 +1,7 @@
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -10,17 +12,17 @@ import type { ProposalDocument } from "../../../schema/Proposal.ts"
 import { Interpreter } from "../../interpreter/Interpreter.ts"
 import type { ProviderError } from "../../providers/Provider.ts"
 import { Providers, ProviderTimeout, ProviderTransient } from "../../providers/Provider.ts"
-import { Approvals } from "../Approvals.ts"
-import { Jobs } from "../Jobs.ts"
 import { JobStore } from "../JobStore.ts"
-import { Proposals } from "../Proposals.ts"
+import { ProposalConfig, Proposals } from "../Proposals.ts"
+import * as Approval from "../rules/Approval.ts"
 import * as Execution from "../rules/Execution.ts"
 import type { CallResult, Undo } from "../rules/Execution.ts"
 import { UnknownJob } from "../rules/JobErrors.ts"
 import type { ExecutionState, JobRecord, RunRef } from "../rules/JobRecord.ts"
 import type { Change } from "../rules/JobRecord.ts"
+import * as Proposal from "../rules/Proposal.ts"
+import * as Revision from "../rules/Revision.ts"
 import * as Timing from "./Timing.ts"
-import { Verifier } from "./Verifier.ts"
 
 /**
  * Whether a run has more to do after a step: go on, stop, or wait until its open proposal expires (a
@@ -44,6 +46,13 @@ export class Steps extends Context.Service<Steps, {
   readonly advance: (ref: RunRef) => Effect.Effect<Next, Unavailable>
 }>()("Steps") {}
 
+/** What a claim came to: an execution started, blocked by an older one being settled, or nothing to do. */
+type Claim = "started" | "blocked" | "none"
+
+/** An older revision's execution is still being settled: nothing is written, the claim waits. */
+class Blocked extends Data.TaggedError("Blocked") {}
+const blocked = new Blocked()
+
 const isUnanswered = (error: unknown): error is ProviderTransient | ProviderTimeout =>
   error instanceof ProviderTransient || error instanceof ProviderTimeout
 
@@ -58,24 +67,63 @@ export const layer = Layer.effect(Steps)(Effect.gen(function*() {
   // Waits out what cannot answer now, for as long as it takes.
   const waitOut = Timing.waitOut(timing)
   const store = yield* JobStore
-  const jobs = yield* Jobs
   const interpreter = yield* Interpreter
   const proposals = yield* Proposals
-  const approvals = yield* Approvals
   const providers = yield* Providers
-  const verifier = yield* Verifier
+  const ttlMillis = Duration.toMillis((yield* ProposalConfig).ttl)
 
   const record = (ref: RunRef, rule: (record: JobRecord, now: string) => Change) =>
     store.mutate(ref.accountId, ref.jobId, (current, now) => Result.succeed(rule(current, now)))
 
-  const interpret = (ref: RunRef) =>
-    jobs.interpretationInput(ref).pipe(
-      Effect.flatMap(Option.match({
-        onNone: () => Effect.void,
-        onSome: (input) =>
-          interpreter.interpret(input).pipe(Effect.flatMap((result) => jobs.recordInterpretation(ref, result)))
-      }))
+  /** The reading of the run's revision, recorded unless the Job has moved on meanwhile. */
+  const interpret = (ref: RunRef, job: JobRecord) =>
+    interpreter.interpret(Revision.interpretInput(job)).pipe(
+      Effect.flatMap((interpretation) =>
+        record(ref, (current, now) => Revision.interpreted(current, ref.revision, interpretation, now))
+      )
     )
+
+  /** The claim of the run's approved proposal (`Approval.claim`), under the Job's lock. */
+  const claim = (ref: RunRef) =>
+    store.mutate(ref.accountId, ref.jobId, (current, now) => {
+      const claimed = Approval.claim(current, ref, now)
+      return claimed._tag === "Blocked" ? Result.fail(blocked) : Result.succeed(claimed.change)
+    }).pipe(
+      Effect.map((change): Claim => change.events.length > 0 ? "started" : "none"),
+      Effect.catchTag("Blocked", () => Effect.succeed<Claim>("blocked"))
+    )
+
+  /**
+   * Quotes (never inside a transaction) and presents the proposal of the first quote that fits
+   * (`Proposal.present`), if the Job still plans in that run: read again on every attempt, so that a Job
+   * cancelled or revised meanwhile is asked for no more quotes.
+   */
+  const plan = (ref: RunRef) =>
+    Effect.gen(function*() {
+      const job = yield* store.find(ref.accountId, ref.jobId)
+      if (!Execution.isCurrentRun(job, ref) || job.status !== "planning" || job.objective === null) return
+      const quotes = yield* providers.quote({
+        jobId: job.id,
+        jobRevision: job.revision,
+        objective: job.objective,
+        constraints: [...job.callerConstraints, ...job.interpretedConstraints]
+      }).pipe(
+        // A provider that refuses to quote has nothing to offer: the User is asked.
+        Effect.catchTag(
+          "ProviderPermanent",
+          (error) => Effect.logWarning("the provider refused to quote", error.message).pipe(Effect.as([]))
+        )
+      )
+      yield* record(ref, (current, now) =>
+        Proposal.present(current, ref, { provider: providers.name, quotes, ttlMillis }, now))
+    })
+
+  /**
+   * Whether a side effect happened as proposed, from the provider's independent record of the key
+   * (`inspect`), not from the execution's answer: same offer, same currency, at most `spend`, terms kept.
+   */
+  const verify = (document: ProposalDocument, key: string) =>
+    Effect.map(providers.inspect(key), (inspection) => Execution.compare(document, Option.getOrNull(inspection)))
 
   /** One execute call; an answer that did not come is looked up by key before anything else. */
   const call = (execution: ExecutionState, document: ProposalDocument): Effect.Effect<CallResult> =>
@@ -133,7 +181,7 @@ export const layer = Layer.effect(Steps)(Effect.gen(function*() {
         return
       }
       // A provider that cannot answer now has not failed verification: it is asked again until it answers.
-      const verification = yield* whole(verifier.verify(document, execution.key)).pipe(
+      const verification = yield* whole(verify(document, execution.key)).pipe(
         Effect.tapError((error) => Effect.logWarning("verification waits for the provider", error.message)),
         Effect.retry(waitOut),
         // `waitOut` never ends.
@@ -156,17 +204,18 @@ export const layer = Layer.effect(Steps)(Effect.gen(function*() {
       if (!Execution.isCurrentRun(job, ref)) return "stop" as const
       switch (job.status) {
         case "interpreting":
-          yield* interpret(ref)
+          yield* interpret(ref, job)
           return "continue" as const
-        case "planning":
+        case "planning": {
           // A provider that cannot quote now is waited out; one that refuses to quote has no offers.
-          yield* proposals.plan(ref).pipe(
+          yield* plan(ref).pipe(
             Effect.tapError((error) => Effect.logWarning("quote failed; asking again", error.message)),
             Effect.retry({ schedule: waitOut, while: isUnanswered }),
             // `waitOut` never ends: what is left is the store's failure, which the activity waits out.
             Effect.catchIf(isUnanswered, Effect.die)
           )
           return "continue" as const
+        }
         case "awaiting_approval": {
           const expiresAt = job.proposal?.status === "open" ? job.proposal.document.expiresAt : undefined
           if (expiresAt === undefined) return "stop" as const
@@ -176,10 +225,10 @@ export const layer = Layer.effect(Steps)(Effect.gen(function*() {
         }
         case "executing": {
           // Blocked while an older revision's execution is being undone: wait here, in this one step.
-          let claimed = yield* approvals.claim(ref)
+          let claimed = yield* claim(ref)
           while (claimed === "blocked") {
             yield* Effect.sleep(timing.blockedWait)
-            claimed = yield* approvals.claim(ref)
+            claimed = yield* claim(ref)
           }
           return claimed === "none" ? "stop" as const : "continue" as const
         }

@@ -21,8 +21,6 @@ export interface Timing {
   readonly blockedWait: Duration.Duration
   /** How often the runner sweeps the store for runs whose start was lost and proposals past their expiry. */
   readonly sweepInterval: Duration.Duration
-  /** How long each call to the sandbox provider takes under `sandbox:slow`. */
-  readonly slowCall: Duration.Duration
 }
 
 export const production: Timing = {
@@ -30,8 +28,7 @@ export const production: Timing = {
   waitOut: { first: Duration.millis(200), max: Duration.seconds(30) },
   undoRetry: Duration.millis(200),
   blockedWait: Duration.millis(250),
-  sweepInterval: Duration.seconds(10),
-  slowCall: Duration.seconds(2)
+  sweepInterval: Duration.seconds(10)
 }
 
 export const Timing = Context.Reference<Timing>("Timing", { defaultValue: () => production })

@@ -14,11 +14,11 @@ import type { AccountId } from "../../schema/ApiKey.ts"
 import type { Unavailable } from "../../schema/Errors.ts"
 import type { JobEvent } from "../../schema/JobEvent.ts"
 import type { JobId } from "../../schema/JobRef.ts"
-import { EventSignal, everyone } from "../jobs/EventSignal.ts"
-import type { EventPageOptions, EventRead } from "../jobs/Jobs.ts"
-import { Jobs } from "../jobs/Jobs.ts"
-import { HistoryPruned } from "../jobs/rules/JobErrors.ts"
-import type { UnknownJob } from "../jobs/rules/JobErrors.ts"
+import { EventSignal, everyone } from "./EventSignal.ts"
+import type { EventPageOptions, EventRead } from "./Jobs.ts"
+import { Jobs } from "./Jobs.ts"
+import { HistoryPruned } from "./rules/JobErrors.ts"
+import type { UnknownJob } from "./rules/JobErrors.ts"
 
 export interface FollowOptions {
   /** Only this Job's events. */

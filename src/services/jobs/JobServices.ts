@@ -1,0 +1,50 @@
+import * as Layer from "effect/Layer"
+import * as MemoryApiKeys from "../access/MemoryApiKeys.ts"
+import * as MemoryIdempotency from "../access/MemoryIdempotency.ts"
+import * as SqlApiKeys from "../access/SqlApiKeys.ts"
+import * as SqlIdempotency from "../access/SqlIdempotency.ts"
+import * as ApprovalLinks from "./ApprovalLinks.ts"
+import * as EventFeed from "./EventFeed.ts"
+import * as EventSignal from "./EventSignal.ts"
+import * as MemoryJobs from "./MemoryJobs.ts"
+import * as MemoryJobStore from "./MemoryJobStore.ts"
+import * as MemoryProposals from "./MemoryProposals.ts"
+import * as RunQueue from "./runner/RunQueue.ts"
+import * as SqlJobs from "./SqlJobs.ts"
+import * as SqlJobStore from "./SqlJobStore.ts"
+import * as SqlProposals from "./SqlProposals.ts"
+
+/**
+ * The Job services, composed once: the public ones (`Jobs`, `Proposals`, `ApprovalLinks`, the event
+ * feed), the store they all change Jobs through (`JobStore`), the signals it gives once a change has
+ * committed (`EventSignal`, `RunQueue`), and the API's keys and idempotency. Nothing here calls a
+ * provider: the runner does (`JobRunner.layer`, added on top by whoever runs it, with the
+ * `Providers` and the `Interpreter` it is given).
+ */
+
+/** On the SQL store (PostgreSQL, or the embedded PGlite): what the service, its stream process and the store's tests run. */
+export const layer = EventFeed.layer.pipe(
+  Layer.provideMerge(
+    Layer.mergeAll(SqlJobs.layer, SqlProposals.layer, ApprovalLinks.layer, SqlIdempotency.layer, SqlApiKeys.layer)
+  ),
+  Layer.provideMerge(SqlJobStore.layer),
+  Layer.provideMerge(Layer.merge(RunQueue.layer, EventSignal.layer))
+)
+
+/** In memory, with the same semantics: every service over one in-memory store. */
+export const layerMemory = EventFeed.layer.pipe(
+  Layer.provideMerge(
+    Layer.mergeAll(
+      MemoryJobs.layerMemory,
+      MemoryProposals.layerMemory,
+      ApprovalLinks.layerMemory,
+      MemoryIdempotency.layerMemory,
+      MemoryApiKeys.layerMemory
+    )
+  ),
+  Layer.provideMerge(MemoryJobStore.layerMemory),
+  Layer.provideMerge(Layer.merge(RunQueue.layer, EventSignal.layerInProcess))
+)
+
+/** What both compositions provide. */
+export type Services = Extract<Layer.Success<typeof layer>, Layer.Success<typeof layerMemory>>
