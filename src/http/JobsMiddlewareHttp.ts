@@ -8,7 +8,12 @@ import { HttpServerRequest } from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Layer from "effect/Layer"
 import * as Result from "effect/Result"
-import { IdempotencyKeyRequired, IdempotencyKeyReused, InvalidRequest } from "../schema/ApiErrors.ts"
+import {
+  IdempotencyKeyInUseBody,
+  IdempotencyKeyRequired,
+  IdempotencyKeyReused,
+  InvalidRequest
+} from "../schema/ApiErrors.ts"
 import { InvalidJson, Unavailable } from "../schema/Errors.ts"
 import { describeIssue } from "../schema/Job.ts"
 import { parseJsonBytes, unrepresentable } from "../schema/Json.ts"
@@ -19,6 +24,7 @@ import { storeRetryAfter } from "../services/store/StoreGuard.ts"
 import { CurrentPrincipal } from "./Authentication.ts"
 import { AcceptsEmptyBody, Guarded, Idempotent, NoQuery, RequestDecoding } from "./JobsMiddleware.ts"
 import * as RequestBody from "./RequestBody.ts"
+import { answer, answerWireError } from "./WireErrors.ts"
 
 /** The checks of `JobsMiddleware.ts`. */
 
@@ -99,23 +105,22 @@ const storedOf = (response: HttpServerResponse.HttpServerResponse): StoredAnswer
   }
 }
 
-/** The answer of an error the contract lets a POST store: a 4xx of `{"error", "message"}`. */
-const storedError = (error: unknown): StoredAnswer | undefined => {
-  if (typeof error !== "object" || error === null) return undefined
-  const status =
-    (error.constructor as { readonly ast?: { readonly annotations?: { readonly httpApiStatus?: unknown } } })
-      .ast?.annotations?.httpApiStatus
-  const { error: code, message } = error as { readonly error?: unknown; readonly message?: unknown }
-  if (typeof status !== "number" || status < 400 || status > 499) return undefined
-  if (typeof code !== "string" || typeof message !== "string") return undefined
-  return { status, headers: {}, body: JSON.stringify({ error: code, message }) }
-}
+/**
+ * A refusal's answer as stored: its status and bytes. Its content headers are not stored with it: the
+ * replay writes them (so a replayed 4xx is sent exactly as it always has been).
+ */
+const storedRefusalOf = (response: HttpServerResponse.HttpServerResponse): StoredAnswer => ({
+  ...storedOf(response),
+  headers: {}
+})
 
-/** 409 `idempotency_key_in_use`, with the `Retry-After` its declared body cannot carry. */
+/**
+ * 409 `idempotency_key_in_use` as declared, with the `Retry-After` its declared body cannot carry: an
+ * error response with headers may not share its status with the 409s of an endpoint's own errors.
+ */
 const inUse = (error: KeyInUse) =>
-  HttpServerResponse.jsonUnsafe({ error: "idempotency_key_in_use", message: error.message }, {
-    status: 409,
-    headers: { "retry-after": String(error.retryAfter) }
+  answer(IdempotencyKeyInUseBody, { error: "idempotency_key_in_use", message: error.message }, {
+    "retry-after": String(error.retryAfter)
   })
 
 const respond = (stored: StoredAnswer, replayed: boolean) =>
@@ -161,10 +166,7 @@ export const IdempotentLive = Layer.effect(Idempotent)(Effect.gen(function*() {
       if (claimed.success._tag === "Replay") return respond(claimed.success.answer, true)
       const operation = httpEffect.pipe(
         Effect.map(storedOf),
-        Effect.catch((error) => {
-          const stored = storedError(error)
-          return stored === undefined ? Effect.fail(error) : Effect.succeed(stored)
-        })
+        Effect.catch((error) => Effect.map(answerWireError(error), storedRefusalOf))
       )
       return yield* idempotency.complete(claimed.success.claim, operation).pipe(
         Effect.map((stored) => respond(stored, false)),

@@ -1,6 +1,11 @@
 import * as Effect from "effect/Effect"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as SchemaAST from "effect/SchemaAST"
 import {
   CursorExpired,
+  ErrorBody,
   InvalidRequest,
   InvalidState,
   NotFound,
@@ -37,4 +42,43 @@ type Wired<E> = Exclude<E, JobFailure> | Effect.Error<ReturnType<Refusals[Extrac
 export function wire<A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Wired<E>, R>
 export function wire<A, R>(effect: Effect.Effect<A, JobFailure, R>) {
   return Effect.catchTags(effect, refusals)
+}
+
+/**
+ * The status HttpApi answers a declared error with: its schema's `httpApiStatus` (HttpApi's own reader,
+ * `HttpApiSchema.getStatusErrorSchema`, is internal to effect).
+ */
+const statusOf = (schema: Schema.Top) => SchemaAST.resolveAt<number>("httpApiStatus")(schema.ast) ?? 500
+
+/**
+ * A declared error as HttpApi answers it: the JSON its schema encodes it to, with the schema's status;
+ * and `headers` its schema cannot carry, if any (they go first, as they always have on the wire).
+ */
+export const answer = <T>(schema: Schema.Codec<T, ErrorBody>, error: T, headers?: Readonly<Record<string, string>>) =>
+  HttpServerResponse.jsonUnsafe(Schema.encodeSync(schema)(error), { status: statusOf(schema), headers })
+
+/** A declared error whose schema carries headers too (`HttpApiSchema.encodeToWithHeaders`). */
+export const answerWithHeaders = <T>(
+  schema: Schema.Codec<T, { readonly body: ErrorBody; readonly headers: Readonly<Record<string, string>> }>,
+  error: T
+) => {
+  const { body, headers } = Schema.encodeSync(schema)(error)
+  return HttpServerResponse.jsonUnsafe(body, { status: statusOf(schema), headers })
+}
+
+const isErrorBody = Schema.is(ErrorBody)
+
+/**
+ * A wire error as HttpApi answers it: a 4xx the contract declares as its own class (a `Schema.Error` of
+ * `{"error", "message"}`, as every wire error of the table is), encoded by its class with the class's
+ * status. Anything else (`Unavailable`, a 503) fails as it is.
+ */
+export const answerWireError = <E>(error: E): Effect.Effect<HttpServerResponse.HttpServerResponse, E> => {
+  const schema: unknown = typeof error === "object" && error !== null ? error.constructor : undefined
+  if (!Schema.isSchema(schema)) return Effect.fail(error)
+  const status = statusOf(schema)
+  const body = Schema.encodeUnknownOption(schema as Schema.Codec<unknown, unknown>)(error)
+  return status >= 400 && status <= 499 && Option.isSome(body) && isErrorBody(body.value)
+    ? Effect.succeed(HttpServerResponse.jsonUnsafe(body.value, { status }))
+    : Effect.fail(error)
 }

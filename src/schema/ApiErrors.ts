@@ -8,6 +8,9 @@ import { InvalidJson, RetryAfterSeconds, Unavailable } from "./Errors.ts"
  * The errors of the authenticated API (docs/API.md, "Which error wins"): `{"error": code, "message": text}`, one
  * status per code. The message is for a person; programs branch on `error`.
  */
+export const ErrorBody = Schema.Struct({ error: Schema.String, message: Schema.String })
+export type ErrorBody = typeof ErrorBody.Type
+
 const body = <Code extends string>(code: Code, identifier: string) =>
   Schema.Struct({ error: Schema.tag(code), message: Schema.String }).annotate({ identifier })
 
