@@ -79,6 +79,17 @@ export class NotFound extends Schema.Error<NotFound>("NotFound")(
   override readonly [ErrorReporter.ignore] = true
 }
 
+/**
+ * 405: a method a Job API path does not serve, sent with `Allow` (docs/API.md: as on the waitlist). No
+ * operation declares it: the router's fallback answers it.
+ */
+export class MethodNotAllowed extends Schema.Error<MethodNotAllowed>("MethodNotAllowed")(
+  body("method_not_allowed", "MethodNotAllowed"),
+  { httpApiStatus: 405, description: "The path does not serve this method; Allow lists those it does." }
+) {
+  override readonly [ErrorReporter.ignore] = true
+}
+
 /** 409: the `jobRevision` sent is not the Job's current revision. */
 export class RevisionMismatch extends Schema.Error<RevisionMismatch>("RevisionMismatch")(
   body("revision_mismatch", "RevisionMismatch"),
