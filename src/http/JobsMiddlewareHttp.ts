@@ -8,23 +8,18 @@ import { HttpServerRequest } from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Layer from "effect/Layer"
 import * as Result from "effect/Result"
-import {
-  IdempotencyKeyInUseBody,
-  IdempotencyKeyRequired,
-  IdempotencyKeyReused,
-  InvalidRequest
-} from "../schema/ApiErrors.ts"
+import { IdempotencyKeyInUseBody, IdempotencyKeyRequired, InvalidRequest } from "../schema/ApiErrors.ts"
 import { InvalidJson, Unavailable } from "../schema/Errors.ts"
 import { describeIssue } from "../schema/Job.ts"
 import { parseJsonBytes, unrepresentable } from "../schema/Json.ts"
 import type { StoredAnswer } from "../services/access/Idempotency.ts"
-import { Idempotency, KeyInUse, KeyReused } from "../services/access/Idempotency.ts"
+import { Idempotency, KeyInUse } from "../services/access/Idempotency.ts"
 import { sha256Hex } from "../services/Sha256.ts"
 import { storeRetryAfter } from "../services/store/StoreGuard.ts"
 import { CurrentPrincipal } from "./Authentication.ts"
 import { AcceptsEmptyBody, Guarded, Idempotent, NoQuery, RequestDecoding } from "./JobsMiddleware.ts"
 import * as RequestBody from "./RequestBody.ts"
-import { answer, answerWireError } from "./WireErrors.ts"
+import { answer, answerWireError, wire } from "./WireErrors.ts"
 
 /** The checks of `JobsMiddleware.ts`. */
 
@@ -154,14 +149,12 @@ export const IdempotentLive = Layer.effect(Idempotent)(Effect.gen(function*() {
       // Refused before the key is claimed: a request that cannot be fingerprinted is not stored.
       const unusable = unrepresentable(document.success)
       if (unusable !== undefined) return yield* Effect.fail(new InvalidRequest({ message: unusable }))
-      const claimed = yield* Effect.result(
+      const claimed = yield* Effect.result(wire(
         idempotency.claim(principal.accountId, key, fingerprintOf(request.method, pathOf(request), document.success))
-      )
+      ))
       if (Result.isFailure(claimed)) {
         const failure = claimed.failure
-        if (failure instanceof KeyInUse) return inUse(failure)
-        if (failure instanceof KeyReused) return yield* Effect.fail(new IdempotencyKeyReused(failure))
-        return yield* Effect.fail(failure)
+        return failure instanceof KeyInUse ? inUse(failure) : yield* Effect.fail(failure)
       }
       if (claimed.success._tag === "Replay") return respond(claimed.success.answer, true)
       const operation = httpEffect.pipe(

@@ -6,6 +6,7 @@ import * as SchemaAST from "effect/SchemaAST"
 import {
   CursorExpired,
   ErrorBody,
+  IdempotencyKeyReused,
   InvalidRequest,
   InvalidState,
   NotFound,
@@ -13,11 +14,15 @@ import {
   ProposalMismatch,
   RevisionMismatch
 } from "../schema/ApiErrors.ts"
+import type { KeyReused } from "../services/access/Idempotency.ts"
 import type { JobFailure } from "../services/jobs/JobErrors.ts"
 
+/** Why the services behind the Job API refuse a request, in their own words. */
+type Refusal = JobFailure | KeyReused
+
 /**
- * The one wire error of each refusal of the Job services: what every Job endpoint and an approval page
- * answer for it, and what an idempotent replay answers again.
+ * The one wire error of each refusal: what every Job endpoint and an approval page answer for it, and
+ * what an idempotent replay answers again.
  */
 const refusals = {
   UnknownJob: ({ message }) => Effect.fail(new NotFound({ message })),
@@ -26,21 +31,23 @@ const refusals = {
   ProposalNotOpen: ({ message }) => Effect.fail(new ProposalMismatch({ message })),
   ProposalLapsed: ({ message }) => Effect.fail(new ProposalExpired({ message })),
   RejectedInput: ({ message }) => Effect.fail(new InvalidRequest({ message })),
-  HistoryPruned: ({ message }) => Effect.fail(new CursorExpired({ message }))
-} satisfies { readonly [F in JobFailure as F["_tag"]]: (failure: F) => Effect.Effect<never, unknown> }
+  HistoryPruned: ({ message }) => Effect.fail(new CursorExpired({ message })),
+  KeyReused: ({ message }) => Effect.fail(new IdempotencyKeyReused({ message }))
+} satisfies { readonly [F in Refusal as F["_tag"]]: (refusal: F) => Effect.Effect<never, unknown> }
 
 type Refusals = typeof refusals
 
 /** The errors of a call that fails with `E` once its refusals are their wire errors, as the table says. */
-type Wired<E> = Exclude<E, JobFailure> | Effect.Error<ReturnType<Refusals[Extract<E, JobFailure>["_tag"]]>>
+type Wired<E> = Exclude<E, Refusal> | Effect.Error<ReturnType<Refusals[Extract<E, Refusal>["_tag"]]>>
 
 /**
- * Runs a service call with its refusals as their wire errors, and its other errors (`Unavailable`, ...)
- * as they are. (`Effect.catchTags` types a call with a handler for every refusal; this one's type
- * keeps only the wire errors of the refusals the call can make, as an endpoint declares them.)
+ * Runs a service call with its refusals as their wire errors (the table, by `Effect.catchTags`) and its
+ * other errors (`Unavailable`, ...) as they are. Its type keeps only the wire errors of the refusals the
+ * call can make, as its endpoint declares them: at a call, `Effect.catchTags` refuses handlers for errors
+ * the call cannot make, and here it would type every call with every wire error of the table.
  */
 export function wire<A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Wired<E>, R>
-export function wire<A, R>(effect: Effect.Effect<A, JobFailure, R>) {
+export function wire<A, R>(effect: Effect.Effect<A, Refusal, R>) {
   return Effect.catchTags(effect, refusals)
 }
 
