@@ -1,7 +1,7 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { ConfigProvider, Effect, Exit, Layer, Option, Redacted } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
-import { toWire } from "../src/http/JobsHttp.ts"
+import { wire } from "../src/http/WireErrors.ts"
 import type { AccountId, ApiKeyId, Principal } from "../src/schema/ApiKey.ts"
 import { tokenPattern } from "../src/schema/ApprovalLink.ts"
 import type { ProposalHash } from "../src/schema/Proposal.ts"
@@ -65,7 +65,8 @@ const failure = <A, E>(effect: Effect.Effect<A, E>) =>
   )
 
 /** The contract's code of a refusal, as the API sends it. */
-const code = (error: unknown) => error === undefined ? undefined : toWire(error as JobFailure).error
+const code = (error: unknown) =>
+  error === undefined ? undefined : Effect.runSync(Effect.flip(wire(Effect.fail(error as JobFailure)))).error
 
 /** A Job interpreted by hand and planned by the runner's step: its proposal is open. */
 const planned = Effect.gen(function*() {

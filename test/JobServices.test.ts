@@ -1,7 +1,7 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { ConfigProvider, Effect, Exit, Layer, Option } from "effect"
 import pg from "pg"
-import { toWire } from "../src/http/JobsHttp.ts"
+import { wire } from "../src/http/WireErrors.ts"
 import type { AccountId, ApiKeyId } from "../src/schema/ApiKey.ts"
 import { Unavailable } from "../src/schema/Errors.ts"
 import type { JobId } from "../src/schema/Job.ts"
@@ -86,7 +86,7 @@ const code = (error: unknown) =>
     ? "idempotency_key_in_use"
     : error instanceof Idempotency.KeyReused
     ? "idempotency_key_reused"
-    : toWire(error as JobFailure).error
+    : Effect.runSync(Effect.flip(wire(Effect.fail(error as JobFailure)))).error
 
 const behaviour = (
   name: string,

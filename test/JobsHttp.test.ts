@@ -477,20 +477,39 @@ layer(previewServerWith(servicesTest()), { excludeTestServices: true, timeout: "
             request: "A haircut",
             constraints: [{ type: "budget", max: { amount: "1", currency: "EURO" } }]
           }
+          /** The same status, bytes and headers again, and `Idempotent-Replayed: true`. */
+          const assertReplayed = (again: RawResponse, first: RawResponse) => {
+            assert.strictEqual(first.headers["idempotent-replayed"], undefined)
+            assert.strictEqual(again.status, first.status)
+            assert.strictEqual(again.body, first.body)
+            const { "idempotent-replayed": replayed, ...rest } = comparableHeaders(again.headers)
+            assert.strictEqual(replayed, "true")
+            assert.deepStrictEqual(rest, comparableHeaders(first.headers))
+          }
           const first = yield* createJob(url, key, invalid, idempotencyKey)
           assert.include(expectError(first, 422, "invalid_request"), "constraints[0].max.currency")
-          const again = yield* createJob(url, key, invalid, idempotencyKey)
-          assert.strictEqual(again.body, first.body)
-          assert.strictEqual(again.headers["idempotent-replayed"], "true")
+          assertReplayed(yield* createJob(url, key, invalid, idempotencyKey), first)
           // 422 invalid_request wins over 404; a 404 is stored as well.
           const change = (body: unknown, idempotencyKey: string) =>
             call(url, { path: "/v1/jobs/job_missing/constraints", key, idempotencyKey, body })
           expectError(yield* change({ jobRevision: 0, constraints: [] }, newIdempotencyKey()), 422, "invalid_request")
           const missingKey = newIdempotencyKey()
-          expectError(yield* change({ jobRevision: 1, constraints: [] }, missingKey), 404, "not_found")
-          const replayed = yield* change({ jobRevision: 1, constraints: [] }, missingKey)
-          expectError(replayed, 404, "not_found")
-          assert.strictEqual(replayed.headers["idempotent-replayed"], "true")
+          const missing = yield* change({ jobRevision: 1, constraints: [] }, missingKey)
+          assert.strictEqual(expectError(missing, 404, "not_found"), "No such resource for this account.")
+          assertReplayed(yield* change({ jobRevision: 1, constraints: [] }, missingKey), missing)
+          // A refusal of the Job itself (a stale revision) is stored as its wire error, byte for byte.
+          const job = JSON.parse((yield* createJob(url, key)).body)
+          const staleKey = newIdempotencyKey()
+          const stale = () =>
+            call(url, {
+              path: `/v1/jobs/${job.id}/constraints`,
+              key,
+              idempotencyKey: staleKey,
+              body: { jobRevision: 2, constraints: [] }
+            })
+          const refused = yield* stale()
+          expectError(refused, 409, "revision_mismatch")
+          assertReplayed(yield* stale(), refused)
         }))
 
       it.effect("20 identical creates at once with one Idempotency-Key make exactly one Job", sameKeyAtOnce)

@@ -10,9 +10,16 @@ import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
-import { TooManyStreams } from "../schema/ApiErrors.ts"
+import type { TooManyStreams } from "../schema/ApiErrors.ts"
+import {
+  Forbidden,
+  InvalidJsonBody,
+  InvalidRequest,
+  NotFound,
+  ServiceUnavailableResponse
+} from "../schema/ApiErrors.ts"
 import { LinkDecision } from "../schema/ApprovalLink.ts"
-import { Unavailable } from "../schema/Errors.ts"
+import { InvalidJson, Unavailable } from "../schema/Errors.ts"
 import { describeIssue } from "../schema/Job.ts"
 import type { ProposalDocument } from "../schema/Proposal.ts"
 import { Approval } from "../schema/Proposal.ts"
@@ -20,8 +27,7 @@ import { PositionText } from "../schema/Query.ts"
 import { ApprovalLinks } from "../services/jobs/ApprovalLinks.ts"
 import { Jobs } from "../services/jobs/Jobs.ts"
 import { Proposals } from "../services/jobs/Proposals.ts"
-import { HistoryPruned } from "../services/jobs/rules/JobErrors.ts"
-import type { UnknownJob } from "../services/jobs/rules/JobErrors.ts"
+import type { HistoryPruned, UnknownJob } from "../services/jobs/rules/JobErrors.ts"
 import { storeRetryAfter } from "../services/store/StoreGuard.ts"
 import { css, script } from "./ApprovalAssets.ts"
 import type { Notice } from "./ApprovalPageHtml.ts"
@@ -31,6 +37,7 @@ import { proposalAnswer } from "./JobsHttp.ts"
 import * as PublicUrl from "./PublicUrl.ts"
 import * as RequestBody from "./RequestBody.ts"
 import { StreamProcess } from "./StreamProcess.ts"
+import { answer, answerWireError, answerWithHeaders, wire } from "./WireErrors.ts"
 
 /**
  * The pages of approval links (docs/API.md, "Approval links"), served with the Job API preview and
@@ -55,9 +62,6 @@ const protect = (response: HttpServerResponse.HttpServerResponse) =>
 
 const html = (body: string, status = 200, headers: Record<string, string> = {}) =>
   protect(HttpServerResponse.text(body, { status, headers, contentType: "text/html; charset=utf-8" }))
-
-const jsonError = (status: number, error: string, message: string, headers: Record<string, string> = {}) =>
-  protect(HttpServerResponse.jsonUnsafe({ error, message }, { status, headers }))
 
 const asset = (body: string, contentType: string) =>
   HttpServerResponse.text(body, {
@@ -132,16 +136,15 @@ const decodeDecision = Schema.decodeUnknownResult(LinkDecision, { onExcessProper
 const decodePosition = Schema.decodeUnknownResult(PositionText)
 const encodeApproval = Schema.encodeSync(Approval)
 
-/** The wire code of each refusal of a decision: those of `POST /v1/jobs/{id}/approvals`. */
-const refusals = {
-  UnknownJob: [404, "not_found"],
-  StaleRevision: [409, "revision_mismatch"],
-  WrongState: [409, "invalid_state"],
-  ProposalNotOpen: [409, "proposal_mismatch"],
-  ProposalLapsed: [409, "proposal_expired"]
-} as const
-
 const unknownLink = "This link is not one the service gave. Check that the whole link was copied, or ask for a new one."
+
+const linkNotFound = new NotFound({ message: unknownLink })
+const crossSite = new Forbidden({ message: "A decision can only be sent from its own page." })
+const formOrJson = "Send the page's form, or a JSON object {decision, reason?, form}."
+const notUnderstood = new InvalidJson({ message: formOrJson })
+const notFromThePage = new Forbidden({
+  message: "A decision must come from the link's page: open it and decide there."
+})
 
 export const ApprovalPageLive = HttpRouter.use((router) =>
   Effect.gen(function*() {
@@ -201,9 +204,10 @@ export const ApprovalPageLive = HttpRouter.use((router) =>
         { "retry-after": String(retryAfter) }
       )
     const jsonUnavailable = (retryAfter: number) =>
-      jsonError(503, "unavailable", "The service cannot answer now; retry later.", {
-        "retry-after": String(retryAfter)
-      })
+      protect(answerWithHeaders(
+        ServiceUnavailableResponse,
+        new Unavailable({ message: "The service cannot answer now; retry later.", retryAfter })
+      ))
 
     const tokenOf = Effect.map(HttpRouter.params, (params) => params.token ?? "")
 
@@ -226,7 +230,7 @@ export const ApprovalPageLive = HttpRouter.use((router) =>
           jsonUnavailable,
           Effect.gen(function*() {
             const found = yield* links.resolve(yield* tokenOf)
-            if (Option.isNone(found)) return jsonError(404, "not_found", unknownLink)
+            if (Option.isNone(found)) return protect(answer(NotFound, linkNotFound))
             const link = found.value
             const bytes = yield* proposals.document(link.accountId, link.jobId, link.proposalHash)
             return protect(proposalAnswer(bytes, link.proposalHash, request.headers["if-none-match"]))
@@ -241,16 +245,17 @@ export const ApprovalPageLive = HttpRouter.use((router) =>
         jsonUnavailable,
         Effect.gen(function*() {
           const found = yield* links.resolve(yield* tokenOf)
-          if (Option.isNone(found)) return jsonError(404, "not_found", unknownLink)
+          if (Option.isNone(found)) return protect(answer(NotFound, linkNotFound))
           const link = found.value
           const after = decodePosition(new URL(request.url, "http://service").searchParams.get("after") ?? "0")
           if (Result.isFailure(after)) {
-            return jsonError(422, "invalid_request", "after must be a position: a whole number from 0.")
+            return protect(answer(
+              InvalidRequest,
+              new InvalidRequest({ message: "after must be a position: a whole number from 0." })
+            ))
           }
           const cursor = yield* Effect.result(EventStream.cursorOf(request.headers["last-event-id"], after.success))
-          if (Result.isFailure(cursor)) {
-            return jsonError(422, "invalid_request", cursor.failure.message)
-          }
+          if (Result.isFailure(cursor)) return protect(answer(InvalidRequest, cursor.failure))
           const follow = { jobId: link.jobId, after: cursor.success }
           const response = NodeHttpServerRequest.toServerResponse(request)
           const opened: Effect.Effect<
@@ -264,17 +269,7 @@ export const ApprovalPageLive = HttpRouter.use((router) =>
               jobs.eventPage(link.accountId, { ...follow, limit: 1 })
             )
             : streams.open(link.accountId, follow, "chunkedEncoding" in response ? response : undefined)
-          return yield* opened.pipe(
-            Effect.catch((error) =>
-              error instanceof Unavailable
-                ? Effect.fail(error)
-                : error instanceof TooManyStreams
-                ? Effect.succeed(jsonError(429, "too_many_streams", error.message))
-                : error instanceof HistoryPruned
-                ? Effect.succeed(jsonError(410, "cursor_expired", error.message))
-                : Effect.succeed(jsonError(404, "not_found", error.message))
-            )
-          )
+          return yield* wire(opened).pipe(Effect.catch((error) => Effect.map(answerWireError(error), protect)))
         })
       ))
 
@@ -292,38 +287,30 @@ export const ApprovalPageLive = HttpRouter.use((router) =>
         json ? jsonUnavailable : pageUnavailable,
         Effect.gen(function*() {
           const token = yield* tokenOf
-          const refuse = (status: number, code: string, title: string, text: string) =>
-            json ? jsonError(status, code, text) : html(Html.message(title, [text]), status)
+          /** The refusal as the API answers it, or for the form a page that says why, with its status. */
+          const refuse = (refusal: HttpServerResponse.HttpServerResponse, title: string, text: string) =>
+            json ? protect(refusal) : html(Html.message(title, [text]), refusal.status)
           if (fromAnotherSite(request, publicOrigin)) {
-            return refuse(403, "forbidden", "Refused", "A decision can only be sent from its own page.")
+            return refuse(answer(Forbidden, crossSite), "Refused", crossSite.message)
           }
           const found = yield* links.resolve(token)
-          if (Option.isNone(found)) return refuse(404, "not_found", "This link is not valid", unknownLink)
+          if (Option.isNone(found)) return refuse(answer(NotFound, linkNotFound), "This link is not valid", unknownLink)
           const bytes = yield* RequestBody.read(request, maxBody)
           const fields = bytes === undefined ? undefined : fieldsOf(request, bytes)
           if (fields === undefined) {
-            return refuse(
-              400,
-              "invalid_json",
-              "Not understood",
-              "Send the page's form, or a JSON object {decision, reason?, form}."
-            )
+            return refuse(answer(InvalidJsonBody, notUnderstood), "Not understood", formOrJson)
           }
           if (!isFormToken(token, fields.form)) {
-            return refuse(
-              403,
-              "forbidden",
-              "Refused",
-              "A decision must come from the link's page: open it and decide there."
-            )
+            return refuse(answer(Forbidden, notFromThePage), "Refused", notFromThePage.message)
           }
           const input = decodeDecision(fields)
           if (Result.isFailure(input)) {
-            return refuse(422, "invalid_request", "Not understood", describeIssue(input.failure.issue))
+            const invalid = new InvalidRequest({ message: describeIssue(input.failure.issue) })
+            return refuse(answer(InvalidRequest, invalid), "Not understood", invalid.message)
           }
           const { decision, reason } = input.success
           const decided = yield* Effect.result(
-            links.decide(token, reason === undefined ? { decision } : { decision, reason })
+            wire(links.decide(token, reason === undefined ? { decision } : { decision, reason }))
           )
           if (Result.isSuccess(decided)) {
             return json
@@ -332,10 +319,10 @@ export const ApprovalPageLive = HttpRouter.use((router) =>
           }
           const failure = decided.failure
           if (failure instanceof Unavailable) return yield* Effect.fail(failure)
-          const [status, code] = refusals[failure._tag]
-          if (json) return jsonError(status, code, failure.message)
-          if (status === 404) return html(Html.message("This link is not valid", [unknownLink]), 404)
-          return yield* render(token, status, {
+          const refusal = yield* answerWireError(failure)
+          if (json) return protect(refusal)
+          if (refusal.status === 404) return html(Html.message("This link is not valid", [unknownLink]), 404)
+          return yield* render(token, refusal.status, {
             kind: "refused",
             alert: true,
             lines: [`Nothing was decided: ${Html.escape(failure.message)}`]

@@ -4,14 +4,22 @@ import * as HttpApi from "effect/http-api/HttpApi"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerError from "effect/http/HttpServerError"
 import type { HttpServerRequest } from "effect/http/HttpServerRequest"
-import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import type * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import { Forbidden, Unauthorized } from "../schema/ApiErrors.ts"
+import {
+  Forbidden,
+  MethodNotAllowed,
+  NotFound,
+  ServiceUnavailableResponse,
+  Unauthorized,
+  UnauthorizedResponse
+} from "../schema/ApiErrors.ts"
 import type { Scope } from "../schema/ApiKey.ts"
 import { RequiredScope } from "./Authentication.ts"
 import { makeCheck } from "./AuthenticationHttp.ts"
 import { JobsApi, PreviewApi } from "./JobsApi.ts"
+import * as WireErrors from "./WireErrors.ts"
 
 /**
  * What the router cannot route on a Job API path, answered as the API answers: a method the path does
@@ -44,8 +52,7 @@ const shapes: ReadonlyArray<Shape> = (() => {
   return [...byPath.values()]
 })()
 
-const json = (status: number, error: string, message: string, headers: Record<string, string> = {}) =>
-  HttpServerResponse.jsonUnsafe({ error, message }, { status, headers })
+const unmatched = new NotFound({ message: "No such resource for this account." })
 
 const bearer = /^Bearer +(\S+) *$/i
 
@@ -63,17 +70,16 @@ export const JobsFallbackLive = HttpRouter.middleware<{ handles: HttpServerError
         const scopes = shape.methods[method]
         if (scopes === undefined) {
           const allow = Object.keys(shape.methods).sort().join(", ")
-          return json(405, "method_not_allowed", `This path serves ${allow} only.`, { allow })
+          const message = `This path serves ${allow} only.`
+          return WireErrors.answer(MethodNotAllowed, new MethodNotAllowed({ message }), { allow })
         }
         const credential = bearer.exec(request.headers.authorization ?? "")?.[1]
         const checked = yield* Effect.result(check(Redacted.make(credential ?? ""), scopes))
-        if (checked._tag === "Success") return json(404, "not_found", "No such resource for this account.")
+        if (checked._tag === "Success") return WireErrors.answer(NotFound, unmatched)
         const failure = checked.failure
-        if (failure instanceof Unauthorized) {
-          return json(401, "unauthorized", failure.message, { "www-authenticate": "Bearer" })
-        }
-        if (failure instanceof Forbidden) return json(403, "forbidden", failure.message)
-        return json(503, "unavailable", failure.message, { "retry-after": String(failure.retryAfter) })
+        if (failure instanceof Unauthorized) return WireErrors.answerWithHeaders(UnauthorizedResponse, failure)
+        if (failure instanceof Forbidden) return WireErrors.answer(Forbidden, failure)
+        return WireErrors.answerWithHeaders(ServiceUnavailableResponse, failure)
       })
     const fallback = (
       error: HttpServerError.HttpServerError

@@ -6,15 +6,7 @@ import type { HttpServerRequest } from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
-import {
-  CursorExpired,
-  InvalidRequest,
-  InvalidState,
-  NotFound,
-  ProposalExpired,
-  ProposalMismatch,
-  RevisionMismatch
-} from "../schema/ApiErrors.ts"
+import { InvalidRequest, NotFound } from "../schema/ApiErrors.ts"
 import type { Job } from "../schema/Job.ts"
 import { Job as JobSchema } from "../schema/Job.ts"
 import type { ViewPoint } from "../schema/JobEvent.ts"
@@ -24,73 +16,16 @@ import { ProposalHash } from "../schema/Proposal.ts"
 import { ApprovalLinks } from "../services/jobs/ApprovalLinks.ts"
 import { Jobs } from "../services/jobs/Jobs.ts"
 import { Proposals } from "../services/jobs/Proposals.ts"
-import type {
-  HistoryPruned,
-  JobFailure,
-  ProposalLapsed,
-  ProposalNotOpen,
-  RejectedInput,
-  StaleRevision,
-  UnknownJob,
-  WrongState
-} from "../services/jobs/rules/JobErrors.ts"
 import { CurrentPrincipal } from "./Authentication.ts"
 import { Draining } from "./Draining.ts"
 import * as EventStream from "./EventStream.ts"
 import { PreviewApi } from "./JobsApi.ts"
 import * as PublicUrl from "./PublicUrl.ts"
 import { StreamProcess } from "./StreamProcess.ts"
+import { wire } from "./WireErrors.ts"
 
 const defaultListLimit = 20
 const defaultEventLimit = 100
-
-/** Each refusal of the Job services as the contract's error: one wire error per domain error. */
-export const toWire = (failure: JobFailure) => {
-  const message = failure.message
-  switch (failure._tag) {
-    case "UnknownJob":
-      return new NotFound({ message })
-    case "StaleRevision":
-      return new RevisionMismatch({ message })
-    case "WrongState":
-      return new InvalidState({ message })
-    case "ProposalNotOpen":
-      return new ProposalMismatch({ message })
-    case "ProposalLapsed":
-      return new ProposalExpired({ message })
-    case "RejectedInput":
-      return new InvalidRequest({ message })
-    case "HistoryPruned":
-      return new CursorExpired({ message })
-  }
-}
-
-const isJobFailure = (error: unknown): error is JobFailure =>
-  typeof error === "object" && error !== null && "_tag" in error
-  && [
-    "UnknownJob",
-    "StaleRevision",
-    "WrongState",
-    "ProposalNotOpen",
-    "ProposalLapsed",
-    "RejectedInput",
-    "HistoryPruned"
-  ]
-    .includes((error as JobFailure)._tag)
-
-/** The wire error of each domain error; any other error as it is. */
-type Wire<E> = E extends UnknownJob ? NotFound
-  : E extends StaleRevision ? RevisionMismatch
-  : E extends WrongState ? InvalidState
-  : E extends ProposalNotOpen ? ProposalMismatch
-  : E extends ProposalLapsed ? ProposalExpired
-  : E extends RejectedInput ? InvalidRequest
-  : E extends HistoryPruned ? CursorExpired
-  : E
-
-/** Runs a service call, its refusals as wire errors. */
-const wire = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Wire<E>, R> =>
-  Effect.mapError(effect, (error) => (isJobFailure(error) ? toWire(error) : error) as Wire<E>)
 
 const encodeJob = Schema.encodeSync(JobSchema)
 

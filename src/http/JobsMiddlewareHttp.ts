@@ -8,17 +8,18 @@ import { HttpServerRequest } from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Layer from "effect/Layer"
 import * as Result from "effect/Result"
-import { IdempotencyKeyRequired, IdempotencyKeyReused, InvalidRequest } from "../schema/ApiErrors.ts"
+import { IdempotencyKeyInUseBody, IdempotencyKeyRequired, InvalidRequest } from "../schema/ApiErrors.ts"
 import { InvalidJson, Unavailable } from "../schema/Errors.ts"
 import { describeIssue } from "../schema/Job.ts"
 import { parseJsonBytes, unrepresentable } from "../schema/Json.ts"
 import type { StoredAnswer } from "../services/access/Idempotency.ts"
-import { Idempotency, KeyInUse, KeyReused } from "../services/access/Idempotency.ts"
+import { Idempotency, KeyInUse } from "../services/access/Idempotency.ts"
 import { sha256Hex } from "../services/Sha256.ts"
 import { storeRetryAfter } from "../services/store/StoreGuard.ts"
 import { CurrentPrincipal } from "./Authentication.ts"
 import { AcceptsEmptyBody, Guarded, Idempotent, NoQuery, RequestDecoding } from "./JobsMiddleware.ts"
 import * as RequestBody from "./RequestBody.ts"
+import { answer, answerWireError, wire } from "./WireErrors.ts"
 
 /** The checks of `JobsMiddleware.ts`. */
 
@@ -99,23 +100,22 @@ const storedOf = (response: HttpServerResponse.HttpServerResponse): StoredAnswer
   }
 }
 
-/** The answer of an error the contract lets a POST store: a 4xx of `{"error", "message"}`. */
-const storedError = (error: unknown): StoredAnswer | undefined => {
-  if (typeof error !== "object" || error === null) return undefined
-  const status =
-    (error.constructor as { readonly ast?: { readonly annotations?: { readonly httpApiStatus?: unknown } } })
-      .ast?.annotations?.httpApiStatus
-  const { error: code, message } = error as { readonly error?: unknown; readonly message?: unknown }
-  if (typeof status !== "number" || status < 400 || status > 499) return undefined
-  if (typeof code !== "string" || typeof message !== "string") return undefined
-  return { status, headers: {}, body: JSON.stringify({ error: code, message }) }
-}
+/**
+ * A refusal's answer as stored: its status and bytes. Its content headers are not stored with it: the
+ * replay writes them (so a replayed 4xx is sent exactly as it always has been).
+ */
+const storedRefusalOf = (response: HttpServerResponse.HttpServerResponse): StoredAnswer => ({
+  ...storedOf(response),
+  headers: {}
+})
 
-/** 409 `idempotency_key_in_use`, with the `Retry-After` its declared body cannot carry. */
+/**
+ * 409 `idempotency_key_in_use` as declared, with the `Retry-After` its declared body cannot carry: an
+ * error response with headers may not share its status with the 409s of an endpoint's own errors.
+ */
 const inUse = (error: KeyInUse) =>
-  HttpServerResponse.jsonUnsafe({ error: "idempotency_key_in_use", message: error.message }, {
-    status: 409,
-    headers: { "retry-after": String(error.retryAfter) }
+  answer(IdempotencyKeyInUseBody, { error: "idempotency_key_in_use", message: error.message }, {
+    "retry-after": String(error.retryAfter)
   })
 
 const respond = (stored: StoredAnswer, replayed: boolean) =>
@@ -149,22 +149,17 @@ export const IdempotentLive = Layer.effect(Idempotent)(Effect.gen(function*() {
       // Refused before the key is claimed: a request that cannot be fingerprinted is not stored.
       const unusable = unrepresentable(document.success)
       if (unusable !== undefined) return yield* Effect.fail(new InvalidRequest({ message: unusable }))
-      const claimed = yield* Effect.result(
+      const claimed = yield* Effect.result(wire(
         idempotency.claim(principal.accountId, key, fingerprintOf(request.method, pathOf(request), document.success))
-      )
+      ))
       if (Result.isFailure(claimed)) {
         const failure = claimed.failure
-        if (failure instanceof KeyInUse) return inUse(failure)
-        if (failure instanceof KeyReused) return yield* Effect.fail(new IdempotencyKeyReused(failure))
-        return yield* Effect.fail(failure)
+        return failure instanceof KeyInUse ? inUse(failure) : yield* Effect.fail(failure)
       }
       if (claimed.success._tag === "Replay") return respond(claimed.success.answer, true)
       const operation = httpEffect.pipe(
         Effect.map(storedOf),
-        Effect.catch((error) => {
-          const stored = storedError(error)
-          return stored === undefined ? Effect.fail(error) : Effect.succeed(stored)
-        })
+        Effect.catch((error) => Effect.map(answerWireError(error), storedRefusalOf))
       )
       return yield* idempotency.complete(claimed.success.claim, operation).pipe(
         Effect.map((stored) => respond(stored, false)),

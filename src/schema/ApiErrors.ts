@@ -8,6 +8,9 @@ import { InvalidJson, RetryAfterSeconds, Unavailable } from "./Errors.ts"
  * The errors of the authenticated API (docs/API.md, "Which error wins"): `{"error": code, "message": text}`, one
  * status per code. The message is for a person; programs branch on `error`.
  */
+export const ErrorBody = Schema.Struct({ error: Schema.String, message: Schema.String })
+export type ErrorBody = typeof ErrorBody.Type
+
 const body = <Code extends string>(code: Code, identifier: string) =>
   Schema.Struct({ error: Schema.tag(code), message: Schema.String }).annotate({ identifier })
 
@@ -72,6 +75,17 @@ export class Forbidden extends Schema.Error<Forbidden>("Forbidden")(
 export class NotFound extends Schema.Error<NotFound>("NotFound")(
   body("not_found", "NotFound"),
   { httpApiStatus: 404, description: "No such resource for this account." }
+) {
+  override readonly [ErrorReporter.ignore] = true
+}
+
+/**
+ * 405: a method a Job API path does not serve, sent with `Allow` (docs/API.md: as on the waitlist). No
+ * operation declares it: the router's fallback answers it.
+ */
+export class MethodNotAllowed extends Schema.Error<MethodNotAllowed>("MethodNotAllowed")(
+  body("method_not_allowed", "MethodNotAllowed"),
+  { httpApiStatus: 405, description: "The path does not serve this method; Allow lists those it does." }
 ) {
   override readonly [ErrorReporter.ignore] = true
 }

@@ -2,7 +2,7 @@ import * as Data from "effect/Data"
 
 /**
  * Why the Job services refuse an operation, in the domain's words. They carry a message for a person
- * and nothing of HTTP: the API maps each to its one wire error (`src/http/JobsErrors.ts`).
+ * and nothing of HTTP: the API maps each to its one wire error (`src/http/WireErrors.ts`).
  */
 
 /** No Job, proposal or revision of that name in the caller's account (another account's is unknown too). */
