@@ -1,4 +1,4 @@
-import type { Money } from "../../schema/Constraint.ts"
+import type { Money } from "../../schema/Money.ts"
 import type { Findings } from "./Missing.ts"
 import type { MoneyReading } from "./Money.ts"
 import { formatAmount, localCurrency, mentionOf, readMoney, resolveCurrency } from "./Money.ts"

@@ -1,5 +1,5 @@
 import countryToCurrency from "country-to-currency"
-import { currencyCodes } from "../../schema/Constraint.ts"
+import { currencyCodes } from "../../schema/Money.ts"
 import data from "./Currencies.json" with { type: "json" }
 import { localeOf } from "./Locale.ts"
 import { matches } from "./Words.ts"

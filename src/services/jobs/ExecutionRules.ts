@@ -1,6 +1,6 @@
 import * as Schema from "effect/Schema"
-import { Money } from "../../schema/Constraint.ts"
 import type { JobStatus } from "../../schema/Job.ts"
+import { Money } from "../../schema/Money.ts"
 import type { Outcome, ProposalDocument } from "../../schema/Proposal.ts"
 import type { Inspection } from "../providers/Provider.ts"
 import type { Change, ExecutionState, JobRecord, NewEvent, RunRef } from "./JobRecord.ts"
