@@ -4,6 +4,7 @@ import fc from "fast-check"
 import type { AccountId } from "../src/schema/ApiKey.ts"
 import type { Job, JobId } from "../src/schema/Job.ts"
 import type { JobEvent } from "../src/schema/JobEvent.ts"
+import * as Money from "../src/schema/Money.ts"
 import type { Interpretation } from "../src/services/interpreter/Interpreter.ts"
 import * as ExecutionRules from "../src/services/jobs/ExecutionRules.ts"
 import * as JobFold from "../src/services/jobs/JobFold.ts"
@@ -257,12 +258,12 @@ describe("WorkRules", () => {
             }
             if (event.type === "proposal.presented") {
               const spend = data.spend as { amount: string; currency: string }
-              assert.isTrue(WorkRules.atMost(spend, budget.max), `spend ${spend.amount} within the budget`)
+              assert.isTrue(Money.atMost(spend, budget.max), `spend ${spend.amount} within the budget`)
             }
           }
           if (record.outcome !== null && before.outcome === null) {
             assert.isTrue(change.events.some((event) => event.type === "verification.succeeded"))
-            assert.isTrue(WorkRules.atMost(record.outcome.spent, record.proposal!.document.spend))
+            assert.isTrue(Money.atMost(record.outcome.spent, record.proposal!.document.spend))
           }
         })
         assert.deepStrictEqual(JobFold.fold(undefined, log), JobLifecycle.toView(record))

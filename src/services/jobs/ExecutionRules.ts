@@ -1,12 +1,12 @@
 import * as Schema from "effect/Schema"
 import type { JobStatus } from "../../schema/Job.ts"
-import { Money } from "../../schema/Money.ts"
+import { atMost, equals, Money } from "../../schema/Money.ts"
 import type { Outcome, ProposalDocument } from "../../schema/Proposal.ts"
 import type { Inspection } from "../providers/Provider.ts"
 import type { Change, ExecutionState, JobRecord, NewEvent, RunRef } from "./JobRecord.ts"
 import { closedProposal } from "./JobRecord.ts"
 
-import { at, atMost, isCurrent, noChange, step, units } from "./WorkRules.ts"
+import { at, isCurrent, noChange, step } from "./WorkRules.ts"
 
 /** The rules of an execution after its claim: the provider's answer, the Verifier's finding, the undo. */
 
@@ -113,8 +113,7 @@ export const compare = (document: ProposalDocument, inspection: Inspection | nul
   }
   if (
     inspection.terms.cancellable !== document.terms.cancellable
-    || inspection.terms.cancellationFee.currency !== document.terms.cancellationFee.currency
-    || units(inspection.terms.cancellationFee.amount) !== units(document.terms.cancellationFee.amount)
+    || !equals(inspection.terms.cancellationFee, document.terms.cancellationFee)
   ) return mismatch("the provider's terms are not the proposal's")
   return { _tag: "Verified", inspection }
 }

@@ -4,7 +4,7 @@ import * as Schema from "effect/Schema"
 import { randomBytes } from "node:crypto"
 import { questionId } from "../../schema/Constraint.ts"
 import type { JobStatus } from "../../schema/Job.ts"
-import type { Money } from "../../schema/Money.ts"
+import { atMost, isZero } from "../../schema/Money.ts"
 import type { Approval, ApprovalId, ApprovalRequest, ProposalHash } from "../../schema/Proposal.ts"
 import { ProposalDocument } from "../../schema/Proposal.ts"
 import type { Quote } from "../providers/Provider.ts"
@@ -19,17 +19,6 @@ import type { Change, ExecutionState, JobRecord, NewEvent, ProposalState, RunRef
  * `JobLifecycle`'s. Every event that moves the Job carries its new `status`, so the fold of the events
  * gives the Job.
  */
-
-/** Money as a whole number of ten-thousandths (the finest minor unit in ISO 4217), exactly. */
-export const units = (amount: string): bigint => {
-  const [whole = "0", fraction = ""] = amount.split(".")
-  return BigInt(whole) * 10_000n + BigInt(fraction.padEnd(4, "0").slice(0, 4))
-}
-
-export const isZero = (money: Money) => units(money.amount) === 0n
-
-/** `a` is at most `b`, in the same currency. */
-export const atMost = (a: Money, b: Money) => a.currency === b.currency && units(a.amount) <= units(b.amount)
 
 /** A quote fits when no budget of the revision is exceeded (same currency, never above `max`). */
 export const fits = (record: JobRecord, quote: Quote) =>
