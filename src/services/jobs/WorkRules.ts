@@ -1,9 +1,9 @@
-import canonicalize from "canonicalize"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { randomBytes } from "node:crypto"
 import { questionId } from "../../schema/Constraint.ts"
 import type { JobStatus } from "../../schema/Job.ts"
+import { canonicalJson } from "../../schema/Json.ts"
 import { atMost, isZero } from "../../schema/Money.ts"
 import type { Approval, ApprovalId, ApprovalRequest, ProposalHash } from "../../schema/Proposal.ts"
 import { ProposalDocument } from "../../schema/Proposal.ts"
@@ -29,7 +29,7 @@ export const fits = (record: JobRecord, quote: Quote) =>
 export const hashOf = (bytes: string): ProposalHash => `sha256:${sha256Hex(bytes)}` as ProposalHash
 
 /** The RFC 8785 canonical form of a document, the exact text a proposal hash names. */
-export const canonicalBytes = (document: ProposalDocument): string => canonicalize(document)!
+export const canonicalBytes = (document: ProposalDocument): string => canonicalJson(document)
 
 export const newApprovalId = (): ApprovalId => `apr_${randomBytes(12).toString("hex")}` as ApprovalId
 

@@ -1,4 +1,3 @@
-import canonicalize from "canonicalize"
 import { cityMapping } from "city-timezones"
 import countryToCurrency from "country-to-currency"
 import type * as BigDecimal from "effect/BigDecimal"
@@ -8,6 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { Constraint } from "../../schema/Constraint.ts"
 import type { Unavailable } from "../../schema/Errors.ts"
+import { canonicalJson } from "../../schema/Json.ts"
 import * as Money from "../../schema/Money.ts"
 import type { ProposalDocument } from "../../schema/Proposal.ts"
 import { findPlace } from "../interpreter/Places.ts"
@@ -127,10 +127,10 @@ export const quotes = (request: QuoteRequest): ReadonlyArray<Quote> => {
   if (wants.has("no-offers")) return []
   const { evidence: _words, ...objective } = request.objective
   const seed = sha256Hex(
-    canonicalize({
+    canonicalJson({
       objective,
       constraints: request.constraints.map(({ evidence: _evidence, id: _id, source: _source, ...input }) => input)
-    })!
+    })
   )
   const budget = request.constraints.find((constraint) => constraint.type === "budget")
   const budgetCents = budget === undefined ? undefined : Money.roundDown(Money.valueOf(budget.max), cents)
