@@ -265,6 +265,14 @@ describe("Interpreter: answers", () => {
       }
     )
   })
+
+  it("compares the words' budget with the caller's exactly, not as floats", () => {
+    // As doubles the two amounts are equal: the words would be dropped as agreeing with the caller.
+    const given = [{ type: "budget", max: { amount: "123456789012345.6789", currency: "USD" } }] as const
+    assert.deepStrictEqual(bare(interpret("buy a gift under $123456789012345.6788", { given }).constraints), [
+      { type: "budget", max: { amount: "123456789012345.6788", currency: "USD" } }
+    ])
+  })
 })
 
 describe("Interpreter: layers", () => {

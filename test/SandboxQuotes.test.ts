@@ -52,6 +52,47 @@ describe("Sandbox.quotes", () => {
     assert.deepStrictEqual(currencies(named([{ type: "location", place: "my sister's place" }])), ["USD"])
   })
 
+  it("prices in hundredths rounded down: a share of the budget per unit, times the quantity", () => {
+    const prices = (constraints: ReadonlyArray<ConstraintInput>) =>
+      offered(named(constraints)).map((quote) => [
+        quote.price.amount,
+        (quote.offer.details.unitPrice as { amount: string }).amount,
+        quote.terms.cancellationFee.amount
+      ])
+    const budget = (amount: string, currency: string) => ({ type: "budget", max: { amount, currency } }) as const
+    const quantity = (count: number) => ({ type: "quantity", count }) as const
+    assert.deepStrictEqual(prices([budget("100.00", "EUR"), quantity(3)]), [
+      ["90.00", "30.00", "0.00"],
+      ["75.00", "25.00", "0.00"],
+      ["60.00", "20.00", "0.00"]
+    ])
+    // Whatever the currency's own minor units: hundredths of a dinar (the budget's finer digits dropped
+    // first: 90% of 11.11, not of 11.1199), and of a yen.
+    assert.deepStrictEqual(prices([budget("11.1199", "KWD")]), [
+      ["9.99", "9.99", "0.00"],
+      ["8.33", "8.33", "0.00"],
+      ["6.66", "6.66", "0.00"]
+    ])
+    assert.deepStrictEqual(prices([budget("40000", "JPY"), quantity(7)]), [
+      ["35999.95", "5142.85", "0.00"],
+      ["29999.97", "4285.71", "0.00"],
+      ["23999.99", "3428.57", "0.00"]
+    ])
+    // Nothing is offered for nothing, unless asked.
+    assert.deepStrictEqual(prices([budget("0.01", "EUR")]), [])
+    assert.deepStrictEqual(prices([{ type: "note", text: "sandbox:free" }]), [
+      ["0.00", "0.00", "0.00"],
+      ["0.00", "0.00", "0.00"],
+      ["0.00", "0.00", "0.00"]
+    ])
+    // No budget: a price derived from the request, the same every time.
+    assert.deepStrictEqual(prices([paris]), [
+      ["81.18", "81.18", "0.00"],
+      ["67.65", "67.65", "0.00"],
+      ["54.12", "54.12", "0.00"]
+    ])
+  })
+
   it("quotes the same offers whatever words the facts were read from", () => {
     const bare = named([paris, { type: "quantity", count: 2 }])
     const read = bare.map((constraint, i): Constraint => ({

@@ -4,6 +4,7 @@ import fc from "fast-check"
 import type { AccountId } from "../src/schema/ApiKey.ts"
 import type { Job, JobId } from "../src/schema/Job.ts"
 import type { JobEvent } from "../src/schema/JobEvent.ts"
+import * as Money from "../src/schema/Money.ts"
 import type { Interpretation } from "../src/services/interpreter/Interpreter.ts"
 import * as Approval from "../src/services/jobs/rules/Approval.ts"
 import * as EventFold from "../src/services/jobs/rules/EventFold.ts"
@@ -258,12 +259,12 @@ describe("Proposal", () => {
             }
             if (event.type === "proposal.presented") {
               const spend = data.spend as { amount: string; currency: string }
-              assert.isTrue(Proposal.atMost(spend, budget.max), `spend ${spend.amount} within the budget`)
+              assert.isTrue(Money.atMost(spend, budget.max), `spend ${spend.amount} within the budget`)
             }
           }
           if (record.outcome !== null && before.outcome === null) {
             assert.isTrue(change.events.some((event) => event.type === "verification.succeeded"))
-            assert.isTrue(Proposal.atMost(record.outcome.spent, record.proposal!.document.spend))
+            assert.isTrue(Money.atMost(record.outcome.spent, record.proposal!.document.spend))
           }
         })
         assert.deepStrictEqual(EventFold.fold(undefined, log), Revision.toView(record))

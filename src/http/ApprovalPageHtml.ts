@@ -1,6 +1,7 @@
 import type { Constraint, Evidence } from "../schema/Constraint.ts"
 import type { Job } from "../schema/Job.ts"
 import type { JobEvent } from "../schema/JobEvent.ts"
+import { isZero } from "../schema/Money.ts"
 import type { Decision, Outcome, ProposalDocument } from "../schema/Proposal.ts"
 import type { StoredLink } from "../services/jobs/ApprovalLinks.ts"
 import { statusWords } from "./ApprovalAssets.ts"
@@ -151,7 +152,7 @@ const proposalSection = (document: ProposalDocument, hash: string, proposalPath:
   const terms = document.terms.cancellable
     ? `Can be cancelled; cancelling costs ${money(document.terms.cancellationFee)}.`
     : `Cannot be cancelled${
-      document.terms.cancellationFee.amount === "0.00"
+      isZero(document.terms.cancellationFee)
         ? ""
         : `; cancelling costs ${money(document.terms.cancellationFee)}`
     }.`

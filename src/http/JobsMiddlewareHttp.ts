@@ -1,4 +1,3 @@
-import canonicalize from "canonicalize"
 import * as ByteSize from "effect/ByteSize"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
@@ -11,7 +10,7 @@ import * as Result from "effect/Result"
 import { IdempotencyKeyInUseBody, IdempotencyKeyRequired, InvalidRequest } from "../schema/ApiErrors.ts"
 import { InvalidJson, Unavailable } from "../schema/Errors.ts"
 import { describeIssue } from "../schema/Job.ts"
-import { parseJsonBytes, unrepresentable } from "../schema/Json.ts"
+import { canonicalJson, parseJsonBytes, unrepresentable } from "../schema/Json.ts"
 import type { StoredAnswer } from "../services/access/Idempotency.ts"
 import { Idempotency, KeyInUse } from "../services/access/Idempotency.ts"
 import { sha256Hex } from "../services/Sha256.ts"
@@ -70,7 +69,7 @@ export const GuardedLive = Layer.succeed(Guarded)((httpEffect, { endpoint }) =>
 
 /** The method, the path as sent, and the SHA-256 of the body's JCS form ("" for no body). */
 export const fingerprintOf = (method: string, path: string, document: unknown) =>
-  sha256Hex(`${method} ${path}\n${document === undefined ? "" : sha256Hex(canonicalize(document)!)}`)
+  sha256Hex(`${method} ${path}\n${document === undefined ? "" : sha256Hex(canonicalJson(document))}`)
 
 const pathOf = (request: HttpServerRequest) => {
   const end = request.url.indexOf("?")

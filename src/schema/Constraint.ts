@@ -1,41 +1,5 @@
 import * as Schema from "effect/Schema"
-
-/**
- * ISO 4217 codes of money one can spend (list one as published in 2025), fixed here rather than read
- * from `Intl.supportedValuesOf("currency")`, whose answer changes with the ICU build. Left out: precious
- * metals, bond-market units, the testing code `XTS` and "no currency" `XXX`, none of which is a budget;
- * and codes already withdrawn (`HRK`, `ANG`, `SLL`, `ZWL`, ...).
- */
-export const currencyCodes: ReadonlySet<string> = new Set(
-  ("AED AFN ALL AMD AOA ARS AUD AWG AZN BAM BBD BDT BHD BIF BMD BND BOB BOV BRL BSD BTN BWP BYN BZD CAD CDF " +
-    "CHE CHF CHW CLF CLP CNY COP COU CRC CUP CVE CZK DJF DKK DOP DZD EGP ERN ETB EUR FJD FKP GBP GEL GHS GIP " +
-    "GMD GNF GTQ GYD HKD HNL HTG HUF IDR ILS INR IQD IRR ISK JMD JOD JPY KES KGS KHR KMF KPW KRW KWD KYD KZT " +
-    "LAK LBP LKR LRD LSL LYD MAD MDL MGA MKD MMK MNT MOP MRU MUR MVR MWK MXN MXV MYR MZN NAD NGN NIO NOK NPR " +
-    "NZD OMR PAB PEN PGK PHP PKR PLN PYG QAR RON RSD RUB RWF SAR SBD SCR SDG SEK SGD SHP SLE SOS SRD SSP STN " +
-    "SVC SYP SZL THB TJS TMT TND TOP TRY TTD TWD TZS UAH UGX USD USN UYI UYU UYW UZS VED VES VND VUV WST XAF " +
-    "XCD XCG XDR XOF XPF XSU XUA YER ZAR ZMW ZWG").split(" ")
-)
-
-/**
- * A non-negative decimal amount as a string, never a float: no sign, no exponent, no leading zeros, at
- * most 15 integer digits (every such amount is exact in a double, should a consumer need one) and at
- * most 4 fraction digits (the finest minor unit in ISO 4217).
- */
-export const Amount = Schema.String.check(
-  Schema.isPattern(/^(?:0|[1-9][0-9]{0,14})(?:\.[0-9]{1,4})?$/u, {
-    expected: "a non-negative decimal amount such as \"180.00\" (at most 15 integer and 4 fraction digits)"
-  })
-).annotate({ identifier: "Amount" })
-
-export const Currency = Schema.String.check(
-  Schema.makeFilter((s: string) => currencyCodes.has(s), {
-    expected: "an ISO 4217 currency code such as \"EUR\"",
-    toJsonSchema: () => ({ enum: [...currencyCodes] })
-  })
-).annotate({ identifier: "Currency" })
-
-export const Money = Schema.Struct({ amount: Amount, currency: Currency }).annotate({ identifier: "Money" })
-export type Money = typeof Money.Type
+import { Money } from "./Money.ts"
 
 const timestampPattern =
   /^([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]{1,9}))?(?:Z|([+-])([0-9]{2}):([0-9]{2}))$/

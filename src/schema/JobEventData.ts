@@ -1,7 +1,8 @@
 import * as Schema from "effect/Schema"
-import { Constraint, Money, Objective, Question } from "./Constraint.ts"
+import { Constraint, Objective, Question } from "./Constraint.ts"
 import { Instant, JobStatus } from "./Job.ts"
 import type { EventType } from "./JobEvent.ts"
+import { Money } from "./Money.ts"
 import { Decision, Outcome, ProposalDocument, ProposalHash, ProposalStatus } from "./Proposal.ts"
 
 /**

@@ -1,6 +1,7 @@
 import * as Schema from "effect/Schema"
-import { Constraint, Money, Objective } from "./Constraint.ts"
+import { Constraint, Objective } from "./Constraint.ts"
 import { Instant, JobId, JobRevision } from "./JobRef.ts"
+import { Money } from "./Money.ts"
 
 /** `sha256:` and the lowercase hex SHA-256 of a proposal's canonical (RFC 8785) bytes. */
 export const ProposalHash = Schema.String.check(

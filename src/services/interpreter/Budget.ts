@@ -1,4 +1,4 @@
-import type { Money } from "../../schema/Constraint.ts"
+import * as Money from "../../schema/Money.ts"
 import { dedupe } from "../text/Words.ts"
 import type { Findings } from "./Missing.ts"
 import type { MoneyReading } from "./Money.ts"
@@ -18,7 +18,7 @@ export const readBudget = (
   countries: ReadonlyArray<string>,
   /** The words that name the place whose currency an amount without one is in. */
   placeWords: ReadonlyArray<Words>,
-  callers: ReadonlyArray<Money>,
+  callers: ReadonlyArray<Money.Money>,
   perUnit: PerUnit,
   result: Findings
 ) => {
@@ -49,28 +49,29 @@ export const readBudget = (
     (r) => `${r.amount} ${JSON.stringify(r.currency)} ${r.per}`
   )
   const m = readings[0]!
+  const { currency } = m
   const per = m.per === undefined ? { count: 1, words: [] } : perUnit(m.per)
   const times = per?.count
-  const amount = typeof m.currency !== "string" || m.amount === "ambiguous" || times === undefined ?
+  const amount = typeof currency !== "string" || m.amount === "ambiguous" || times === undefined ?
     undefined :
-    formatAmount(m.amount, m.currency, times)
+    formatAmount(m.amount, currency, times)
   const listed = readings.map((r) => r.text).join(", ")
   const given = callers.map((c) => `${c.amount} ${c.currency}`).join(", ")
   if (readings.length > 1) ask(about, `The request names more than one budget (${listed}): what is the most to spend?`)
   else if (m.amount === "ambiguous") {
     ask("budget.amount", `Is ${m.text} a whole amount or a decimal one? Please write it again.`)
-  } else if (typeof m.currency !== "string") {
-    ask("budget.currency", `Which currency is ${m.text} in${m.currency ? `: ${m.currency.join(" or ")}` : ""}?`)
+  } else if (typeof currency !== "string") {
+    ask("budget.currency", `Which currency is ${m.text} in${currency ? `: ${currency.join(" or ")}` : ""}?`)
   } else if (times === undefined) result.add({ type: "note", text: `at most ${m.text}` }, m.words)
   else if (amount === undefined || !/^\d/.test(amount)) {
     ask("budget.amount", `${m.text} cannot be a budget: what is the most to spend?`)
-  } else if (callers.some((c) => c.currency === m.currency && Number(c.amount) === Number(amount))) return
+  } else if (callers.some((c) => Money.equals(c, { amount, currency }))) return
   else if (
     callers.length > 0 && answer === undefined &&
-    !callers.some((c) => c.currency === m.currency && Number(c.amount) > Number(amount))
+    !callers.some((c) => Money.compare(c, { amount, currency }) === 1)
   ) {
     // The words and the caller's budget disagree: more than the caller allows, or another currency.
     // Words within the caller's budget are the stricter fact, and stand.
-    result.ask("budget", `The request says at most ${amount} ${m.currency} but ${given} was given: what is the most?`)
-  } else result.add({ type: "budget", max: { amount, currency: m.currency } }, [...m.words, ...(per?.words ?? [])])
+    result.ask("budget", `The request says at most ${amount} ${currency} but ${given} was given: what is the most?`)
+  } else result.add({ type: "budget", max: { amount, currency } }, [...m.words, ...(per?.words ?? [])])
 }

@@ -1,7 +1,7 @@
 import * as chrono from "chrono-node/en"
 import { Temporal } from "temporal-polyfill"
 import type { ObjectiveKind } from "../../schema/Constraint.ts"
-import { currencyCodes } from "../../schema/Constraint.ts"
+import { currencyCodes } from "../../schema/Money.ts"
 import { countOf } from "../text/Words.ts"
 import { dayParts, isThisWeekday, rewrite } from "./DateWords.ts"
 import { combine } from "./Moments.ts"

@@ -1,5 +1,5 @@
 import type { QuestionAbout } from "../../schema/Constraint.ts"
-import { currencyCodes } from "../../schema/Constraint.ts"
+import { currencyCodes } from "../../schema/Money.ts"
 import { matches } from "../text/Words.ts"
 import lexicon from "./Lexicon.json" with { type: "json" }
 

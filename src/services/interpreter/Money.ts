@@ -1,5 +1,6 @@
 import countryToCurrency from "country-to-currency"
-import { currencyCodes } from "../../schema/Constraint.ts"
+import * as Option from "effect/Option"
+import { amountOf, currencyCodes, minorUnits, parse } from "../../schema/Money.ts"
 import { matches } from "../text/Words.ts"
 import data from "./Currencies.json" with { type: "json" }
 import { localeOf } from "./Locale.ts"
@@ -41,9 +42,6 @@ const commaDecimal = memo((country) => {
         .find((p) => p.type === "decimal")?.value === ","
 })
 const countriesUsing = memo((code) => Object.keys(currencyOf).filter((country) => currencyOf[country] === code))
-const minorUnits = memo((code) =>
-  new Intl.NumberFormat("en", { style: "currency", currency: code }).resolvedOptions().maximumFractionDigits ?? 2
-)
 const localSign = (code: string, country: string) => {
   const locale = localeOf(country)
   return locale === undefined ? undefined : new Intl.NumberFormat(locale, { style: "currency", currency: code })
@@ -225,17 +223,9 @@ export const localCurrency = (countries: ReadonlyArray<string>): string | undefi
   return codes.length === 1 ? codes[0] : undefined
 }
 
-/** The contract's amount: a decimal with the currency's minor units, times a count; or why it cannot be. */
-export const formatAmount = (amount: string, currency: string, times = 1): string | "too-large" | "too-precise" => {
-  const [int = "0", frac = ""] = amount.split(".")
-  const digits = Math.max(minorUnits(currency), frac.replace(/0+$/, "").length)
-  if (digits > 4) return "too-precise"
-  const units = BigInt(`${int}${frac.padEnd(digits, "0").slice(0, digits)}`) * BigInt(times)
-  const s = units.toString().padStart(digits + 1, "0")
-  const whole = s.slice(0, s.length - digits)
-  if (whole.length > 15) return "too-large"
-  return digits === 0 ? whole : `${whole}.${s.slice(s.length - digits)}`
-}
+/** The contract's amount for an amount as read (a plain decimal), times a count; or why it cannot be one. */
+export const formatAmount = (amount: string, currency: string, times = 1): string | "too-large" | "too-precise" =>
+  amountOf(Option.getOrThrow(parse(amount)), currency, times)
 
 /** The country whose own currency a code is (ISO 4217 codes begin with the country's: JPY is Japan's). */
 export const homeOf = (code: string): string | undefined =>

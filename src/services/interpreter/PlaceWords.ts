@@ -1,4 +1,5 @@
-import { currencyCodes, isTimeZoneName } from "../../schema/Constraint.ts"
+import { isTimeZoneName } from "../../schema/Constraint.ts"
+import { currencyCodes } from "../../schema/Money.ts"
 import places from "../text/Places.json" with { type: "json" }
 import type { Found, Place } from "../text/Places.ts"
 import { aliases, findPlace, isTerminal, isTown, namedZones, zoneFound } from "../text/Places.ts"

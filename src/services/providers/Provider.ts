@@ -4,8 +4,9 @@ import * as Data from "effect/Data"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import type { Constraint, Money, Objective } from "../../schema/Constraint.ts"
+import type { Constraint, Objective } from "../../schema/Constraint.ts"
 import type { JobId } from "../../schema/JobRef.ts"
+import type { Money } from "../../schema/Money.ts"
 import type { Offer, ProposalDocument, ProposalHash, Terms } from "../../schema/Proposal.ts"
 
 /**

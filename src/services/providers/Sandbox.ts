@@ -1,13 +1,14 @@
-import canonicalize from "canonicalize"
 import { cityMapping } from "city-timezones"
 import countryToCurrency from "country-to-currency"
+import type * as BigDecimal from "effect/BigDecimal"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import type { Constraint, Money } from "../../schema/Constraint.ts"
-import { currencyCodes } from "../../schema/Constraint.ts"
+import type { Constraint } from "../../schema/Constraint.ts"
 import type { Unavailable } from "../../schema/Errors.ts"
+import { canonicalJson } from "../../schema/Json.ts"
+import * as Money from "../../schema/Money.ts"
 import type { ProposalDocument } from "../../schema/Proposal.ts"
 import { sha256Hex } from "../Sha256.ts"
 import { findPlace } from "../text/Places.ts"
@@ -60,16 +61,15 @@ const directivesOf = (constraints: ReadonlyArray<Constraint>): ReadonlySet<Direc
     })
   )
 
-const cents = (amount: string): bigint => {
-  const [whole = "0", fraction = ""] = amount.split(".")
-  return BigInt(whole) * 100n + BigInt(fraction.padEnd(2, "0").slice(0, 2))
-}
-const money = (value: bigint, currency: string): Money => ({
-  amount: `${value / 100n}.${(value % 100n).toString().padStart(2, "0")}`,
+/** The sandbox prices in hundredths, whatever the currency's own minor units. */
+const cents = 2
+const nothing = Money.fromMinorUnits(0, cents)
+const money = (value: BigDecimal.BigDecimal, currency: string): Money.Money => ({
+  amount: Money.format(value, cents),
   currency
 })
 
-const tiers = [["Premium", 90n], ["Standard", 75n], ["Basic", 60n]] as const
+const tiers = [["Premium", 90], ["Standard", 75], ["Basic", 60]] as const
 
 const currencyOf = countryToCurrency as Readonly<Record<string, string>>
 
@@ -111,7 +111,7 @@ export const placeCurrency = (constraints: ReadonlyArray<Constraint>): string | 
   ]
   for (const country of countries) {
     const currency = currencyOf[country() ?? ""]
-    if (currency !== undefined && currencyCodes.has(currency)) return currency
+    if (currency !== undefined && Money.currencyCodes.has(currency)) return currency
   }
   return undefined
 }
@@ -126,33 +126,35 @@ export const quotes = (request: QuoteRequest): ReadonlyArray<Quote> => {
   if (wants.has("no-offers")) return []
   const { evidence: _words, ...objective } = request.objective
   const seed = sha256Hex(
-    canonicalize({
+    canonicalJson({
       objective,
       constraints: request.constraints.map(({ evidence: _evidence, id: _id, source: _source, ...input }) => input)
-    })!
+    })
   )
   const budget = request.constraints.find((constraint) => constraint.type === "budget")
-  const quantity = BigInt(request.constraints.find((constraint) => constraint.type === "quantity")?.count ?? 1)
+  const budgetCents = budget === undefined ? undefined : Money.roundDown(Money.valueOf(budget.max), cents)
+  const quantity = request.constraints.find((constraint) => constraint.type === "quantity")?.count ?? 1
   const currency = budget?.max.currency ?? placeCurrency(request.constraints) ?? "USD"
-  const base = 2000n + BigInt(Number.parseInt(seed.slice(0, 8), 16) % 18000)
+  const base = Money.fromMinorUnits(2000 + Number.parseInt(seed.slice(0, 8), 16) % 18000, cents)
   const summary = request.objective.summary.length > 80
     ? `${request.objective.summary.slice(0, 79)}…`
     : request.objective.summary
   return tiers.flatMap(([tier, percent], i) => {
     const unit = wants.has("free")
-      ? 0n
-      : budget === undefined
-      ? base * percent / 90n
-      : cents(budget.max.amount) * percent / 100n / quantity
-    if (unit === 0n && !wants.has("free")) return []
+      ? nothing
+      : budgetCents === undefined
+      ? Money.divideDown(Money.times(base, percent), 90, cents)
+      : Money.divideDown(Money.divideDown(Money.times(budgetCents, percent), 100, cents), quantity, cents)
+    const unitPrice = money(unit, currency)
+    if (Money.isZero(unitPrice) && !wants.has("free")) return []
     return [{
       offer: {
         id: `sbx_${seed.slice(0, 12)}_${i + 1}`,
         title: `${tier} ${request.objective.kind}: ${summary}`,
-        details: { tier: tier.toLowerCase(), quantity: Number(quantity), unitPrice: money(unit, currency) }
+        details: { tier: tier.toLowerCase(), quantity, unitPrice }
       },
-      price: money(unit * quantity, currency),
-      terms: { cancellable: true, cancellationFee: money(0n, currency) }
+      price: money(Money.times(unit, quantity), currency),
+      terms: { cancellable: true, cancellationFee: money(nothing, currency) }
     }]
   })
 }
@@ -225,7 +227,9 @@ const inspection = (row: Row): Inspection => {
     state: row.state,
     reference: row.reference,
     offerId: row.document.offer.id,
-    spent: overcharged ? money(cents(spend.amount) + 100n, spend.currency) : spend,
+    spent: overcharged
+      ? money(Money.plus(Money.valueOf(spend), Money.fromMinorUnits(100, cents)), spend.currency)
+      : spend,
     terms: row.document.terms
   }
 }

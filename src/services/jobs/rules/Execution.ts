@@ -1,13 +1,12 @@
 import * as Schema from "effect/Schema"
-import { Money } from "../../../schema/Constraint.ts"
 import type { JobStatus } from "../../../schema/Job.ts"
+import { atMost, equals, Money } from "../../../schema/Money.ts"
 import type { Outcome, ProposalDocument } from "../../../schema/Proposal.ts"
 import type { Inspection } from "../../providers/Provider.ts"
 import type { Change, ExecutionState, JobRecord, NewEvent, RunRef } from "./JobRecord.ts"
 import { closedProposal } from "./JobRecord.ts"
 
 import { at, isCurrent, noChange, step } from "./JobRecord.ts"
-import { atMost, units } from "./Proposal.ts"
 
 /** The rules of an execution after its claim: the provider's answer, the verification's finding, the undo. */
 
@@ -114,8 +113,7 @@ export const compare = (document: ProposalDocument, inspection: Inspection | nul
   }
   if (
     inspection.terms.cancellable !== document.terms.cancellable
-    || inspection.terms.cancellationFee.currency !== document.terms.cancellationFee.currency
-    || units(inspection.terms.cancellationFee.amount) !== units(document.terms.cancellationFee.amount)
+    || !equals(inspection.terms.cancellationFee, document.terms.cancellationFee)
   ) return mismatch("the provider's terms are not the proposal's")
   return { _tag: "Verified", inspection }
 }

@@ -1,8 +1,8 @@
-import canonicalize from "canonicalize"
 import * as Schema from "effect/Schema"
-import type { Money } from "../../../schema/Constraint.ts"
 import { questionId } from "../../../schema/Constraint.ts"
 import type { JobStatus } from "../../../schema/Job.ts"
+import { canonicalJson } from "../../../schema/Json.ts"
+import { atMost, isZero } from "../../../schema/Money.ts"
 import type { ProposalHash } from "../../../schema/Proposal.ts"
 import { ProposalDocument } from "../../../schema/Proposal.ts"
 import type { Quote } from "../../providers/Provider.ts"
@@ -17,17 +17,6 @@ import { at, isCurrent, noChange, step } from "./JobRecord.ts"
  * gives the Job.
  */
 
-/** Money as a whole number of ten-thousandths (the finest minor unit in ISO 4217), exactly. */
-export const units = (amount: string): bigint => {
-  const [whole = "0", fraction = ""] = amount.split(".")
-  return BigInt(whole) * 10_000n + BigInt(fraction.padEnd(4, "0").slice(0, 4))
-}
-
-export const isZero = (money: Money) => units(money.amount) === 0n
-
-/** `a` is at most `b`, in the same currency. */
-export const atMost = (a: Money, b: Money) => a.currency === b.currency && units(a.amount) <= units(b.amount)
-
 /** A quote fits when no budget of the revision is exceeded (same currency, never above `max`). */
 export const fits = (record: JobRecord, quote: Quote) =>
   [...record.callerConstraints, ...record.interpretedConstraints].every((constraint) =>
@@ -37,7 +26,7 @@ export const fits = (record: JobRecord, quote: Quote) =>
 export const hashOf = (bytes: string): ProposalHash => `sha256:${sha256Hex(bytes)}` as ProposalHash
 
 /** The RFC 8785 canonical form of a document, the exact text a proposal hash names. */
-export const canonicalBytes = (document: ProposalDocument): string => canonicalize(document)!
+export const canonicalBytes = (document: ProposalDocument): string => canonicalJson(document)
 
 export interface Planned {
   readonly provider: string

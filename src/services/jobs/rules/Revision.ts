@@ -1,4 +1,3 @@
-import canonicalize from "canonicalize"
 import * as DateTime from "effect/DateTime"
 import * as Result from "effect/Result"
 import { randomBytes } from "node:crypto"
@@ -13,6 +12,7 @@ import type {
   JobStatus
 } from "../../../schema/Job.ts"
 import { isTerminal } from "../../../schema/Job.ts"
+import { canonicalJson } from "../../../schema/Json.ts"
 import type { JobProposal } from "../../../schema/Proposal.ts"
 import type { Interpretation, InterpretedConstraint, InterpretInput } from "../../interpreter/Interpretation.ts"
 import { RejectedInput, StaleRevision, WrongState } from "./JobErrors.ts"
@@ -25,9 +25,6 @@ import { closedProposal, noWork } from "./JobRecord.ts"
  * Job and a command to the Job after it and the events that say what happened. Both stores apply
  * exactly these, so they cannot disagree on the rules.
  */
-
-/** RFC 8785 (JCS): equal constraints have equal text, whatever the order of their members. */
-const canonicalJson = (value: unknown): string => canonicalize(value)!
 
 const workingStatuses: ReadonlySet<JobStatus> = new Set([
   "interpreting",
