@@ -1,20 +1,30 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import type * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
+import * as SqlSchema from "effect/sql/SqlSchema"
 import type * as Statement from "effect/sql/Statement"
-import type { AccountId } from "../../schema/ApiKey.ts"
-import type { JobId } from "../../schema/JobRef.ts"
+import { AccountId } from "../../schema/ApiKey.ts"
+import { JobId } from "../../schema/JobRef.ts"
 import { channel, EventSignal } from "../events/EventSignal.ts"
 import * as StoreGuard from "../store/StoreGuard.ts"
 import * as Transaction from "../store/Transaction.ts"
 import * as JobLifecycle from "./JobLifecycle.ts"
-import { fromStored } from "./JobRecord.ts"
+import { StoredJobRecord } from "./JobRecord.ts"
 import type { Change, JobRecord } from "./JobRecord.ts"
 import { eventsPerTransaction, JobStore, notFound, nowIso, signalRuns } from "./JobStore.ts"
 import { JobWork } from "./JobWork.ts"
 
 const utf8 = new TextEncoder()
+
+/** A Job's row, by its account and id; and what is read of it. */
+export const JobKey = Schema.Struct({ accountId: AccountId, id: JobId })
+export const RecordRow = Schema.Struct({ record: StoredJobRecord })
+
+/** What the statement of `write` answers: the places of the transaction's block of positions taken before. */
+const BlockRow = Schema.Struct({ used: Schema.Int })
 
 /**
  * PostgreSQL. An event's position is `xid * 64 + n`: the id of the transaction that appended it (a
@@ -31,6 +41,10 @@ export const layerLive = Layer.effect(JobStore)(Effect.gen(function*() {
   const work = yield* JobWork
   const signal = yield* EventSignal
 
+  /** Runs the statement of `write`, which answers one row: how many places of the block are taken. */
+  const taken = (statement: Statement.Statement<unknown>) =>
+    SqlSchema.findOne({ Request: Schema.Void, Result: BlockRow, execute: () => statement })(undefined)
+
   /**
    * The Job's row (`job`, an `INSERT` or an `UPDATE` of it), the change's events and its revision's
    * snapshot, written by one statement, and on PostgreSQL the account announced by `NOTIFY` (on commit)
@@ -46,7 +60,7 @@ export const layerLive = Layer.effect(JobStore)(Effect.gen(function*() {
       )
       const last = change.events.length - 1
       const view = JSON.stringify(JobLifecycle.toView(record))
-      const [row] = yield* sql<{ readonly used: number }>`
+      const row = yield* taken(sql`
         WITH job AS (${job}),
         block AS (
           SELECT x.xid * ${eventsPerTransaction} AS start, (
@@ -69,9 +83,9 @@ export const layerLive = Layer.effect(JobStore)(Effect.gen(function*() {
         )
         SELECT block.used${
         signal.viaNotify ? sql`, pg_notify(${channel}, ${record.accountId})::text AS notified` : sql``
-      } FROM block`
+      } FROM block`)
       // Rolls the transaction back: its positions would run into the next transaction id's.
-      if (row!.used + change.events.length > eventsPerTransaction) {
+      if (row.used + change.events.length > eventsPerTransaction) {
         return yield* Effect.die(new Error("too many events in one transaction"))
       }
       if (!signal.viaNotify) yield* sql.afterCommit(signal.wake(record.accountId))
@@ -111,6 +125,19 @@ export const layerLive = Layer.effect(JobStore)(Effect.gen(function*() {
 
   const inTransaction = Transaction.joined(sql)
 
+  const selectRecord = SqlSchema.findOneOption({
+    Request: JobKey,
+    Result: RecordRow,
+    execute: ({ accountId, id }) => sql`SELECT record FROM jobs WHERE id = ${id} AND account_id = ${accountId}`
+  })
+
+  const lockRecord = SqlSchema.findOneOption({
+    Request: JobKey,
+    Result: RecordRow,
+    execute: ({ accountId, id }) =>
+      sql`SELECT record FROM jobs WHERE id = ${id} AND account_id = ${accountId} FOR UPDATE`
+  })
+
   const afterCommit = (record: JobRecord) => sql.afterCommit(signalRuns(work, record))
 
   const insert = (change: Change) =>
@@ -136,10 +163,9 @@ export const layerLive = Layer.effect(JobStore)(Effect.gen(function*() {
     guard(Effect.gen(function*() {
       const now = yield* nowIso
       return yield* inTransaction(Effect.gen(function*() {
-        const [row] = yield* sql<{ readonly record: string }>`
-          SELECT record FROM jobs WHERE id = ${id} AND account_id = ${accountId} FOR UPDATE`
-        if (row === undefined) return yield* Effect.fail(notFound(id))
-        const change = yield* Effect.fromResult(decide(fromStored(JSON.parse(row.record)), now))
+        const row = yield* lockRecord({ accountId, id })
+        if (Option.isNone(row)) return yield* Effect.fail(notFound(id))
+        const change = yield* Effect.fromResult(decide(row.value.record, now))
         const { record } = change
         if (change.events.length > 0) {
           const { expiresAt, needsRun } = columns(record)
@@ -161,12 +187,12 @@ export const layerLive = Layer.effect(JobStore)(Effect.gen(function*() {
     }))
 
   const find = (accountId: AccountId, id: JobId) =>
-    guard(sql<{ readonly record: string }>`SELECT record FROM jobs WHERE id = ${id} AND account_id = ${accountId}`)
+    guard(selectRecord({ accountId, id }))
       .pipe(
-        Effect.flatMap(([row]) =>
-          row === undefined
+        Effect.flatMap((row) =>
+          Option.isNone(row)
             ? Effect.fail(notFound(id))
-            : Effect.succeed(fromStored(JSON.parse(row.record)))
+            : Effect.succeed(row.value.record)
         )
       )
 
