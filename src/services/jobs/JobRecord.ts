@@ -57,7 +57,7 @@ const Answer = Schema.Struct({
 
 /**
  * Everything the service keeps of a Job; the API shows it through `toView`. Part 1 kept fewer members:
- * a record stored then reads with their starting values (those of `noWork`).
+ * a record stored then reads with their starting values, `noWork`'s (read when a record lacks them).
  */
 export const JobRecord = Schema.Struct({
   id: JobId,
@@ -71,32 +71,34 @@ export const JobRecord = Schema.Struct({
   questions: Schema.Array(Question),
   /** Every answer given, oldest first, with the question it answered. */
   answers: Schema.Array(Answer),
-  proposal: Schema.NullOr(ProposalState).pipe(Schema.withDecodingDefaultKey(Effect.succeed(null))),
+  proposal: Schema.NullOr(ProposalState).pipe(Schema.withDecodingDefaultKey(Effect.sync(() => noWork.proposal))),
   /** Offers this revision will not propose again (rejected, failed, or not as verified). */
-  excludedOffers: Schema.Array(Schema.String).pipe(Schema.withDecodingDefaultKey(Effect.succeed([]))),
+  excludedOffers: Schema.Array(Schema.String).pipe(
+    Schema.withDecodingDefaultKey(Effect.sync(() => noWork.excludedOffers))
+  ),
   /** Proposals decided (approved or rejected), each once. */
-  decided: Schema.Array(ProposalHash).pipe(Schema.withDecodingDefaultKey(Effect.succeed([]))),
+  decided: Schema.Array(ProposalHash).pipe(Schema.withDecodingDefaultKey(Effect.sync(() => noWork.decided))),
   /** The last execution number given; the next claim takes one more. */
-  executions: Schema.Int.pipe(Schema.withDecodingDefaultKey(Effect.succeed(0))),
-  execution: Schema.NullOr(ExecutionState).pipe(Schema.withDecodingDefaultKey(Effect.succeed(null))),
+  executions: Schema.Int.pipe(Schema.withDecodingDefaultKey(Effect.sync(() => noWork.executions))),
+  execution: Schema.NullOr(ExecutionState).pipe(Schema.withDecodingDefaultKey(Effect.sync(() => noWork.execution))),
   /** Set by a cancellation that must first undo an execution. */
-  cancelling: Schema.Boolean.pipe(Schema.withDecodingDefaultKey(Effect.succeed(false))),
-  outcome: Schema.NullOr(Outcome).pipe(Schema.withDecodingDefaultKey(Effect.succeed(null))),
+  cancelling: Schema.Boolean.pipe(Schema.withDecodingDefaultKey(Effect.sync(() => noWork.cancelling))),
+  outcome: Schema.NullOr(Outcome).pipe(Schema.withDecodingDefaultKey(Effect.sync(() => noWork.outcome))),
   /**
    * Which run of the revision does its work: a new one begins whenever the Job, having waited for a
    * person, has work again (an approval, a rejection, an expiry), so that a run ends when the Job waits.
    */
-  run: Schema.Int.pipe(Schema.withDecodingDefaultKey(Effect.succeed(0))),
+  run: Schema.Int.pipe(Schema.withDecodingDefaultKey(Effect.sync(() => noWork.run))),
   createdAt: Instant,
   updatedAt: Instant
 })
 export type JobRecord = typeof JobRecord.Type
 
 /**
- * A record as `jobs.record` holds it: JSON, as older versions wrote it too. An answer stored before answers carried the revision they
- * made has none, and the record cannot say which it was: it reads as made by the record's revision, the
- * latest it can have made, and is stored so from the next change on (the interpreter then cites it with
- * that revision).
+ * A record as `jobs.record` holds it: JSON, as older versions wrote it too. An answer stored before
+ * answers carried the revision they made has none, and the record cannot say which it was: it reads as
+ * made by the record's revision, the latest it can have made, and is stored so from the next change on
+ * (the interpreter then cites it with that revision).
  */
 export const StoredJobRecord = Schema.fromJsonString(
   Schema.Struct({
