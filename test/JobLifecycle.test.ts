@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Result } from "effect"
+import { Result, Schema } from "effect"
 import fc from "fast-check"
 import type { AccountId } from "../src/schema/ApiKey.ts"
 import type { Job, JobId } from "../src/schema/Job.ts"
@@ -7,7 +7,7 @@ import type { JobEvent } from "../src/schema/JobEvent.ts"
 import type { Interpretation } from "../src/services/interpreter/Interpreter.ts"
 import * as EventFold from "../src/services/jobs/rules/EventFold.ts"
 import type { Change, JobRecord } from "../src/services/jobs/rules/JobRecord.ts"
-import { fromStored } from "../src/services/jobs/rules/JobRecord.ts"
+import { noWork, StoredJobRecord } from "../src/services/jobs/rules/JobRecord.ts"
 import * as Revision from "../src/services/jobs/rules/Revision.ts"
 
 /**
@@ -95,9 +95,11 @@ describe("EventFold.fold", () => {
     ))
 })
 
-describe("JobRecord.fromStored", () => {
+const fromStored = Schema.decodeUnknownSync(StoredJobRecord)
+
+describe("JobRecord.StoredJobRecord", () => {
   it("reads an answer stored without the revision it made as made by the record's revision", () => {
-    const created = Revision.create("job_1" as JobId, "acct" as AccountId, {
+    const created = Revision.create("job_111111111111111111111111" as JobId, "acct" as AccountId, {
       request: "A table",
       constraints: []
     }, "2026-11-24T00:00:00.000Z").record
@@ -107,10 +109,10 @@ describe("JobRecord.fromStored", () => {
     ).record
     assert.deepStrictEqual(partly.answers.map((answer) => answer.revision), [2])
     // As stored before answers carried their revision.
-    const stored = JSON.parse(JSON.stringify({
+    const stored = JSON.stringify({
       ...partly,
       answers: partly.answers.map(({ revision: _revision, ...answer }) => answer)
-    }))
+    })
     const read = fromStored(stored)
     assert.deepStrictEqual(read.answers, partly.answers)
     const next = Result.getOrThrow(
@@ -120,6 +122,76 @@ describe("JobRecord.fromStored", () => {
       "q_date@2",
       "q_time@3"
     ])
-    assert.deepStrictEqual(fromStored(JSON.parse(JSON.stringify(next))), next)
+    assert.deepStrictEqual(fromStored(JSON.stringify(next)), next)
+  })
+
+  it("reads a record of Part 1, which kept none of the work's members, with their starting values", () => {
+    const created = Revision.create("job_222222222222222222222222" as JobId, "acct" as AccountId, {
+      request: "A table",
+      constraints: [note("by the window")]
+    }, "2026-11-24T00:00:00.000Z").record
+    const asked = Revision.interpreted(created, 1, asking(["q_date"]), "2026-11-24T00:00:01.000Z").record
+    const answered = Result.getOrThrow(
+      Revision.answer(asked, { jobRevision: 1, answers: { q_date: "Friday" } }, "2026-11-24T00:00:02.000Z")
+    ).record
+    // Every member Part 1 wrote, and no other; its answers without the revision they made.
+    const partOne = {
+      id: answered.id,
+      accountId: answered.accountId,
+      revision: answered.revision,
+      status: answered.status,
+      request: answered.request,
+      callerConstraints: answered.callerConstraints,
+      interpretedConstraints: answered.interpretedConstraints,
+      objective: answered.objective,
+      questions: answered.questions,
+      answers: answered.answers.map(({ questionId, question, answer }) => ({ questionId, question, answer })),
+      createdAt: answered.createdAt,
+      updatedAt: answered.updatedAt
+    }
+    const read = fromStored(JSON.stringify(partOne))
+    assert.deepStrictEqual(read, { ...partOne, ...noWork, answers: answered.answers })
+    assert.deepStrictEqual(read.answers.map((answer) => answer.revision), [2])
+  })
+
+  it("reads an execution stored before undo attempts were counted as one with none", () => {
+    const created = Revision.create("job_333333333333333333333333" as JobId, "acct" as AccountId, {
+      request: "A table",
+      constraints: []
+    }, "2026-11-24T00:00:00.000Z").record
+    const execution = {
+      number: 1,
+      proposalHash: `sha256:${"a".repeat(64)}`,
+      offerId: "offer_1",
+      key: "job_333333333333333333333333/1",
+      revision: 1,
+      run: 1,
+      phase: "undoing",
+      reference: "ref_1",
+      attempts: 2,
+      undoReason: null
+    }
+    const read = fromStored(JSON.stringify({ ...created, execution }))
+    assert.deepStrictEqual<unknown>(read.execution, { ...execution, undoAttempts: 0 })
+    assert.deepStrictEqual(fromStored(JSON.stringify(read)), read)
+  })
+
+  it("refuses a record that is not one, instead of reading it as one", () => {
+    const created = Revision.create("job_444444444444444444444444" as JobId, "acct" as AccountId, {
+      request: "A table",
+      constraints: []
+    }, "2026-11-24T00:00:00.000Z").record
+    const { status: _status, ...statusless } = created
+    for (
+      const stored of [
+        "{",
+        JSON.stringify(statusless),
+        JSON.stringify({ ...created, status: "lost" }),
+        JSON.stringify({ ...created, id: "job_1" }),
+        JSON.stringify({ ...created, run: "1" })
+      ]
+    ) {
+      assert.throws(() => fromStored(stored), /Expected|Missing key/, stored)
+    }
   })
 })

@@ -2,19 +2,28 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
+import * as SqlSchema from "effect/sql/SqlSchema"
 import { randomUUID } from "node:crypto"
-import type { AccountId } from "../../schema/ApiKey.ts"
+import { AccountId } from "../../schema/ApiKey.ts"
 import * as StoreGuard from "../store/StoreGuard.ts"
 import type { Claim, StoredAnswer } from "./Idempotency.ts"
 import { Idempotency, IdempotencyConfig, inUse, reused } from "./Idempotency.ts"
 
-interface KeyRow {
-  readonly fingerprint: string
-  readonly status: number | null
-  readonly headers: string | null
-  readonly body: Uint8Array | null
-}
+/** A key's row: claimed (its answer's columns null), or answered, with all three. */
+const KeyRow = Schema.Union([
+  Schema.Struct({ fingerprint: Schema.String, status: Schema.Null, headers: Schema.Null, body: Schema.Null }),
+  Schema.Struct({
+    fingerprint: Schema.String,
+    status: Schema.Int,
+    headers: Schema.fromJsonString(Schema.Record(Schema.String, Schema.String)),
+    body: Schema.Uint8Array
+  })
+])
+
+const KeyOf = Schema.Struct({ accountId: AccountId, key: Schema.String })
 
 const utf8 = new TextEncoder()
 const fromUtf8 = new TextDecoder()
@@ -28,8 +37,11 @@ export const layer = Layer.effect(Idempotency)(Effect.gen(function*() {
   const retentionMillis = Duration.toMillis(config.retention)
 
   // Takes the key when it is free: new, expired, or claimed by a request whose claim has lapsed.
-  const upsert = (accountId: AccountId, key: string, fingerprint: string, token: string) =>
-    sql<{ readonly token: string }>`
+  const upsert = SqlSchema.findOneOption({
+    Request: Schema.Struct({ ...KeyOf.fields, fingerprint: Schema.String, token: Schema.String }),
+    Result: Schema.Struct({ token: Schema.String }),
+    execute: ({ accountId, fingerprint, key, token }) =>
+      sql`
       INSERT INTO idempotency_keys (account_id, key, fingerprint, token, claimed_until, expires_at)
       VALUES (
         ${accountId}, ${key}, ${fingerprint}, ${token},
@@ -42,26 +54,37 @@ export const layer = Layer.effect(Idempotency)(Effect.gen(function*() {
       WHERE idempotency_keys.expires_at <= now()
         OR (idempotency_keys.status IS NULL AND idempotency_keys.claimed_until <= now())
       RETURNING token`
+  })
+
+  const select = SqlSchema.findOneOption({
+    Request: KeyOf,
+    Result: KeyRow,
+    execute: ({ accountId, key }) =>
+      sql`
+          SELECT fingerprint, status, headers, body FROM idempotency_keys
+          WHERE account_id = ${accountId} AND key = ${key} AND expires_at > now()`
+  })
 
   const claim = (accountId: AccountId, key: string, fingerprint: string) =>
     guard(Effect.gen(function*() {
       const token = randomUUID()
       // Twice at most: a row pruned between the two statements is free on the second try.
       for (let attempt = 0; attempt < 2; attempt++) {
-        const [claimed] = yield* upsert(accountId, key, fingerprint, token)
-        if (claimed?.token === token) return { _tag: "Claimed", claim: { accountId, key, token } } as const
-        const [row] = yield* sql<KeyRow>`
-          SELECT fingerprint, status, headers, body FROM idempotency_keys
-          WHERE account_id = ${accountId} AND key = ${key} AND expires_at > now()`
-        if (row === undefined) continue
+        const claimed = yield* upsert({ accountId, key, fingerprint, token })
+        if (Option.isSome(claimed) && claimed.value.token === token) {
+          return { _tag: "Claimed", claim: { accountId, key, token } } as const
+        }
+        const found = yield* select({ accountId, key })
+        if (Option.isNone(found)) continue
+        const row = found.value
         if (row.fingerprint !== fingerprint) return yield* Effect.fail(reused)
         if (row.status === null) return yield* Effect.fail(inUse)
         return {
           _tag: "Replay",
           answer: {
             status: row.status,
-            headers: JSON.parse(row.headers ?? "{}"),
-            body: fromUtf8.decode(row.body ?? new Uint8Array())
+            headers: row.headers,
+            body: fromUtf8.decode(row.body)
           }
         } as const
       }
@@ -95,9 +118,16 @@ export const layer = Layer.effect(Idempotency)(Effect.gen(function*() {
       Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : release(claim).pipe(Effect.ignore))
     )
 
-  const prune = guard(sql<{ readonly n: number }>`
+  const deleteExpired = SqlSchema.findOne({
+    Request: Schema.Void,
+    Result: Schema.Struct({ n: Schema.Int }),
+    execute: () =>
+      sql`
     WITH pruned AS (DELETE FROM idempotency_keys WHERE expires_at <= now() RETURNING 1)
-    SELECT count(*)::int AS n FROM pruned`).pipe(Effect.map(([row]) => row?.n ?? 0))
+    SELECT count(*)::int AS n FROM pruned`
+  })
+
+  const prune = guard(deleteExpired(undefined)).pipe(Effect.map((row) => row.n))
 
   return { claim, complete, release, prune }
 }))

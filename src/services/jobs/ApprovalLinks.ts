@@ -4,15 +4,19 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
+import * as Schema from "effect/Schema"
 import * as Semaphore from "effect/Semaphore"
 import * as SqlClient from "effect/sql/SqlClient"
+import * as SqlSchema from "effect/sql/SqlSchema"
 import { randomBytes } from "node:crypto"
-import type { AccountId, Principal } from "../../schema/ApiKey.ts"
-import type { ApprovalLinkId, ApprovalLinkRequest } from "../../schema/ApprovalLink.ts"
-import { tokenPattern } from "../../schema/ApprovalLink.ts"
+import type { Principal } from "../../schema/ApiKey.ts"
+import { AccountId } from "../../schema/ApiKey.ts"
+import type { ApprovalLinkRequest } from "../../schema/ApprovalLink.ts"
+import { ApprovalLinkId, tokenPattern } from "../../schema/ApprovalLink.ts"
 import type { Unavailable } from "../../schema/Errors.ts"
-import type { JobId } from "../../schema/JobRef.ts"
-import type { Approval as Decided, ApprovalId, Decision, ProposalHash } from "../../schema/Proposal.ts"
+import { JobId, JobRevision } from "../../schema/JobRef.ts"
+import type { Approval as Decided } from "../../schema/Proposal.ts"
+import { ApprovalId, Decision, ProposalHash } from "../../schema/Proposal.ts"
 import { sha256Hex } from "../Sha256.ts"
 import * as StoreGuard from "../store/StoreGuard.ts"
 import * as Transaction from "../store/Transaction.ts"
@@ -20,6 +24,7 @@ import * as JobStore from "./JobStore.ts"
 import type { DecisionError } from "./rules/Approval.ts"
 import * as Approval from "./rules/Approval.ts"
 import { UnknownJob, WrongState } from "./rules/JobErrors.ts"
+import { InstantFromDate } from "./rules/JobRecord.ts"
 import type { Change } from "./rules/JobRecord.ts"
 
 /** A link as the service keeps it: never its token, which only its holder has. */
@@ -109,32 +114,46 @@ const decideOn = (store: JobStore.JobStore["Service"], link: StoredLink, input: 
     (record, now) => Approval.decide(record, decisionOf(link, input), `link:${link.id}`, now)
   ).pipe(Effect.map((change) => change.approval!))
 
-interface LinkRow {
-  readonly id: string
-  readonly account_id: string
-  readonly job_id: string
-  readonly job_revision: number
-  readonly proposal_hash: string
-  readonly expires_at: Date | string
-  readonly created_at: Date | string
-  readonly approval_id: string | null
-  readonly decision: string | null
-  readonly decided_at: Date | string | null
+/** A link's row: unused (its decision's columns null), or used, with all three. */
+const linkFields = {
+  id: ApprovalLinkId,
+  accountId: AccountId,
+  jobId: JobId,
+  jobRevision: JobRevision,
+  proposalHash: ProposalHash,
+  expiresAt: InstantFromDate,
+  createdAt: InstantFromDate
 }
+const linkColumns = {
+  accountId: "account_id",
+  jobId: "job_id",
+  jobRevision: "job_revision",
+  proposalHash: "proposal_hash",
+  expiresAt: "expires_at",
+  createdAt: "created_at",
+  approvalId: "approval_id",
+  decidedAt: "decided_at"
+} as const
+const LinkRow = Schema.Union([
+  Schema.Struct({ ...linkFields, approvalId: Schema.Null, decision: Schema.Null, decidedAt: Schema.Null }).pipe(
+    Schema.encodeKeys(linkColumns)
+  ),
+  Schema.Struct({ ...linkFields, approvalId: ApprovalId, decision: Decision, decidedAt: InstantFromDate }).pipe(
+    Schema.encodeKeys(linkColumns)
+  )
+])
 
-const iso = (value: Date | string) => new Date(value).toISOString()
-
-const fromRow = (row: LinkRow): StoredLink => ({
-  id: row.id as ApprovalLinkId,
-  accountId: row.account_id as AccountId,
-  jobId: row.job_id as JobId,
-  jobRevision: row.job_revision,
-  proposalHash: row.proposal_hash as ProposalHash,
-  expiresAt: iso(row.expires_at),
-  createdAt: iso(row.created_at),
-  used: row.approval_id === null
+const fromRow = (row: typeof LinkRow.Type): StoredLink => ({
+  id: row.id,
+  accountId: row.accountId,
+  jobId: row.jobId,
+  jobRevision: row.jobRevision,
+  proposalHash: row.proposalHash,
+  expiresAt: row.expiresAt,
+  createdAt: row.createdAt,
+  used: row.approvalId === null
     ? null
-    : { approvalId: row.approval_id as ApprovalId, decision: row.decision as Decision, at: iso(row.decided_at!) }
+    : { approvalId: row.approvalId, decision: row.decision, at: row.decidedAt }
 })
 
 /**
@@ -149,11 +168,18 @@ export const layer = Layer.effect(ApprovalLinks)(Effect.gen(function*() {
 
   const inTransaction = Transaction.joined(sql)
 
-  const select = (token: string, forUpdate: boolean) =>
-    sql<LinkRow>`
+  const selectLink = SqlSchema.findOneOption({
+    Request: Schema.Struct({ token: Schema.String, forUpdate: Schema.Boolean }),
+    Result: LinkRow,
+    execute: ({ forUpdate, token }) =>
+      sql`
       SELECT id, account_id, job_id, job_revision, proposal_hash, expires_at, created_at, approval_id, decision, decided_at
-      FROM approval_links WHERE token_hash = ${hashOfToken(token)}${forUpdate ? sql` FOR UPDATE` : sql``}`.pipe(
-      Effect.map(([row]) => Option.map(Option.fromUndefinedOr(row), fromRow))
+      FROM approval_links WHERE token_hash = ${hashOfToken(token)}${forUpdate ? sql` FOR UPDATE` : sql``}`
+  })
+
+  const select = (token: string, forUpdate: boolean) =>
+    selectLink({ token, forUpdate }).pipe(
+      Effect.map((row) => Option.map(row, fromRow))
     )
 
   return ApprovalLinks.of({

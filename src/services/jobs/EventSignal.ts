@@ -8,8 +8,9 @@ import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
 import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
+import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
-import type { AccountId } from "../../schema/ApiKey.ts"
+import { AccountId } from "../../schema/ApiKey.ts"
 import { DatabaseConfig } from "../store/Database.ts"
 
 /** An account whose events changed, or `everyone` when wake-ups may have been missed. */
@@ -47,6 +48,9 @@ const make = (viaNotify: boolean) =>
  */
 export const layerInProcess = Layer.effect(EventSignal)(make(false))
 
+/** A notification's payload; one that is not an account's id ends the listening, which starts again. */
+const decodePayload = Schema.decodeUnknownEffect(AccountId)
+
 /**
  * PostgreSQL: `LISTEN` on one connection of the pool, each notification waking its account. A lost
  * connection is listened on again (after 1 s, then at most every 10 s); every start of listening wakes
@@ -59,7 +63,8 @@ export const layerListen = Layer.effect(EventSignal)(Effect.gen(function*() {
     const notifications = yield* pg.listen(channel)
     yield* signal.wake(everyone)
     yield* Queue.take(notifications).pipe(
-      Effect.flatMap((notification) => signal.wake(notification.payload as AccountId)),
+      Effect.flatMap((notification) => decodePayload(notification.payload)),
+      Effect.flatMap(signal.wake),
       Effect.forever
     )
   }))

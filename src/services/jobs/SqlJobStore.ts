@@ -1,16 +1,19 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import type * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
+import * as SqlSchema from "effect/sql/SqlSchema"
 import type * as Statement from "effect/sql/Statement"
-import type { AccountId } from "../../schema/ApiKey.ts"
-import type { JobId } from "../../schema/JobRef.ts"
+import { AccountId } from "../../schema/ApiKey.ts"
+import { JobId } from "../../schema/JobRef.ts"
 import * as StoreGuard from "../store/StoreGuard.ts"
 import * as Transaction from "../store/Transaction.ts"
 import { channel, EventSignal } from "./EventSignal.ts"
 import { EventsConfig, eventsPerTransaction, JobStore, notFound, nowIso, signalRuns } from "./JobStore.ts"
-import { fromStored } from "./rules/JobRecord.ts"
+import { StoredJobRecord } from "./rules/JobRecord.ts"
 import type { Change, JobRecord } from "./rules/JobRecord.ts"
 import * as Revision from "./rules/Revision.ts"
 import { RunQueue } from "./runner/RunQueue.ts"
@@ -19,6 +22,13 @@ const utf8 = new TextEncoder()
 
 /** Events deleted by one statement of the prune. */
 const pruneBatchSize = 1000
+
+/** A Job's row, by its account and id; and what is read of it. */
+export const JobKey = Schema.Struct({ accountId: AccountId, id: JobId })
+export const RecordRow = Schema.Struct({ record: StoredJobRecord })
+
+/** What the statement of `write` answers: the places of the transaction's block of positions taken before. */
+const BlockRow = Schema.Struct({ used: Schema.Int })
 
 /**
  * PostgreSQL. An event's position is `xid * 64 + n`: the id of the transaction that appended it (a
@@ -36,6 +46,10 @@ export const layer = Layer.effect(JobStore)(Effect.gen(function*() {
   const signal = yield* EventSignal
   const retentionMillis = Duration.toMillis((yield* EventsConfig).retention)
 
+  /** Runs the statement of `write`, which answers one row: how many places of the block are taken. */
+  const taken = (statement: Statement.Statement<unknown>) =>
+    SqlSchema.findOne({ Request: Schema.Void, Result: BlockRow, execute: () => statement })(undefined)
+
   /**
    * The Job's row (`job`, an `INSERT` or an `UPDATE` of it), the change's events and its revision's
    * snapshot, written by one statement, and on PostgreSQL the account announced by `NOTIFY` (on commit)
@@ -51,7 +65,7 @@ export const layer = Layer.effect(JobStore)(Effect.gen(function*() {
       )
       const last = change.events.length - 1
       const view = JSON.stringify(Revision.toView(record))
-      const [row] = yield* sql<{ readonly used: number }>`
+      const row = yield* taken(sql`
         WITH job AS (${job}),
         block AS (
           SELECT x.xid * ${eventsPerTransaction} AS start, (
@@ -74,9 +88,9 @@ export const layer = Layer.effect(JobStore)(Effect.gen(function*() {
         )
         SELECT block.used${
         signal.viaNotify ? sql`, pg_notify(${channel}, ${record.accountId})::text AS notified` : sql``
-      } FROM block`
+      } FROM block`)
       // Rolls the transaction back: its positions would run into the next transaction id's.
-      if (row!.used + change.events.length > eventsPerTransaction) {
+      if (row.used + change.events.length > eventsPerTransaction) {
         return yield* Effect.die(new Error("too many events in one transaction"))
       }
       if (!signal.viaNotify) yield* sql.afterCommit(signal.wake(record.accountId))
@@ -116,6 +130,19 @@ export const layer = Layer.effect(JobStore)(Effect.gen(function*() {
 
   const inTransaction = Transaction.joined(sql)
 
+  const selectRecord = SqlSchema.findOneOption({
+    Request: JobKey,
+    Result: RecordRow,
+    execute: ({ accountId, id }) => sql`SELECT record FROM jobs WHERE id = ${id} AND account_id = ${accountId}`
+  })
+
+  const lockRecord = SqlSchema.findOneOption({
+    Request: JobKey,
+    Result: RecordRow,
+    execute: ({ accountId, id }) =>
+      sql`SELECT record FROM jobs WHERE id = ${id} AND account_id = ${accountId} FOR UPDATE`
+  })
+
   const afterCommit = (record: JobRecord) => sql.afterCommit(signalRuns(work, record))
 
   const insert = (change: Change) =>
@@ -141,10 +168,9 @@ export const layer = Layer.effect(JobStore)(Effect.gen(function*() {
     guard(Effect.gen(function*() {
       const now = yield* nowIso
       return yield* inTransaction(Effect.gen(function*() {
-        const [row] = yield* sql<{ readonly record: string }>`
-          SELECT record FROM jobs WHERE id = ${id} AND account_id = ${accountId} FOR UPDATE`
-        if (row === undefined) return yield* Effect.fail(notFound(id))
-        const change = yield* Effect.fromResult(decide(fromStored(JSON.parse(row.record)), now))
+        const row = yield* lockRecord({ accountId, id })
+        if (Option.isNone(row)) return yield* Effect.fail(notFound(id))
+        const change = yield* Effect.fromResult(decide(row.value.record, now))
         const { record } = change
         if (change.events.length > 0) {
           const { expiresAt, needsRun } = columns(record)
@@ -166,12 +192,12 @@ export const layer = Layer.effect(JobStore)(Effect.gen(function*() {
     }))
 
   const find = (accountId: AccountId, id: JobId) =>
-    guard(sql<{ readonly record: string }>`SELECT record FROM jobs WHERE id = ${id} AND account_id = ${accountId}`)
+    guard(selectRecord({ accountId, id }))
       .pipe(
-        Effect.flatMap(([row]) =>
-          row === undefined
+        Effect.flatMap((row) =>
+          Option.isNone(row)
             ? Effect.fail(notFound(id))
-            : Effect.succeed(fromStored(JSON.parse(row.record)))
+            : Effect.succeed(row.value.record)
         )
       )
 
@@ -179,7 +205,11 @@ export const layer = Layer.effect(JobStore)(Effect.gen(function*() {
   const horizon = sql`(pg_snapshot_xmin(pg_current_snapshot())::text::bigint * ${eventsPerTransaction})`
 
   /** Deletes one batch of events past retention, in a statement of its own; answers how many. */
-  const pruneBatch = sql<{ readonly pruned: number }>`
+  const deleteBatch = SqlSchema.findOne({
+    Request: Schema.Void,
+    Result: Schema.Struct({ pruned: Schema.Int }),
+    execute: () =>
+      sql`
     WITH gone AS (
       DELETE FROM job_events WHERE position IN (
         SELECT position FROM job_events
@@ -194,7 +224,9 @@ export const layer = Layer.effect(JobStore)(Effect.gen(function*() {
       ON CONFLICT (account_id) DO UPDATE
         SET pruned_through = GREATEST(job_event_retention.pruned_through, EXCLUDED.pruned_through)
     )
-    SELECT count(*)::int AS pruned FROM gone`.pipe(Effect.map(([row]) => row?.pruned ?? 0))
+    SELECT count(*)::int AS pruned FROM gone`
+  })
+  const pruneBatch = Effect.map(deleteBatch(undefined), (row) => row.pruned)
 
   // In small batches, each a short transaction: a long one would hold publication back for every account.
   const pruneEvents = Effect.gen(function*() {
@@ -206,9 +238,16 @@ export const layer = Layer.effect(JobStore)(Effect.gen(function*() {
     }
   })
 
-  const pendingRuns = guard(sql<{ readonly record: string }>`
-    SELECT record FROM jobs WHERE needs_run ORDER BY seq LIMIT 100`).pipe(
-    Effect.map((rows) => rows.flatMap((row) => Revision.runsOf(fromStored(JSON.parse(row.record)))))
+  const selectPending = SqlSchema.findAll({
+    Request: Schema.Void,
+    Result: RecordRow,
+    execute: () =>
+      sql`
+      SELECT record FROM jobs WHERE needs_run ORDER BY seq LIMIT 100`
+  })
+
+  const pendingRuns = guard(selectPending(undefined)).pipe(
+    Effect.map((rows) => rows.flatMap((row) => Revision.runsOf(row.record)))
   )
 
   return { insert, mutate, find, pendingRuns, pruneEvents }

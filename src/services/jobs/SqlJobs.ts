@@ -1,44 +1,63 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
-import type { AccountId } from "../../schema/ApiKey.ts"
-import type { CreateJobRequest, Job, JobId } from "../../schema/Job.ts"
-import type { EventType, JobEvent, ViewPoint } from "../../schema/JobEvent.ts"
+import * as SqlSchema from "effect/sql/SqlSchema"
+import { AccountId } from "../../schema/ApiKey.ts"
+import type { CreateJobRequest } from "../../schema/Job.ts"
+import { Job, JobId, JobRevision, JobStatus } from "../../schema/Job.ts"
+import type { JobEvent, ViewPoint } from "../../schema/JobEvent.ts"
+import { After, EventType, JobEvent as JobEventSchema, Position } from "../../schema/JobEvent.ts"
 import * as StoreGuard from "../store/StoreGuard.ts"
 import type { EventPageOptions } from "./Jobs.ts"
 import { commands, cursorExpired, decodeCursor, encodeCursor, Jobs, noView, withAsOf } from "./Jobs.ts"
 import * as JobStore from "./JobStore.ts"
 import { eventsPerTransaction, notFound, nowIso } from "./JobStore.ts"
 import * as EventFold from "./rules/EventFold.ts"
-import { fromStored } from "./rules/JobRecord.ts"
+import { InstantFromDate, StoredJobRecord } from "./rules/JobRecord.ts"
 import * as Revision from "./rules/Revision.ts"
+import { JobKey, RecordRow } from "./SqlJobStore.ts"
 
-interface EventRow {
-  readonly position: string
-  readonly job_id: string
-  readonly job_revision: number
-  readonly type: EventType
-  readonly data: string
-  readonly occurred_at: Date
+/** A position (or a Job's place in the list) as read: text, since a `bigint` is wider than a JavaScript number. */
+const PositionText = Schema.NumberFromString.pipe(Schema.decodeTo(Position))
+
+/** An event's row; its columns by name. */
+const eventFields = {
+  position: PositionText,
+  jobId: JobId,
+  jobRevision: JobRevision,
+  type: EventType,
+  data: Schema.fromJsonString(JobEventSchema.fields.data),
+  occurredAt: InstantFromDate
 }
+const eventColumnNames = { jobId: "job_id", jobRevision: "job_revision", occurredAt: "occurred_at" } as const
+const EventRow = Schema.Struct(eventFields).pipe(Schema.encodeKeys(eventColumnNames))
 
 /** A row of `eventPage`: an event (or none, when the page is empty) and the checks of the read. */
-type PageRow = { readonly [K in keyof EventRow]: EventRow[K] | null } & {
-  readonly published: boolean | null
-  readonly pruned: string | null
-  readonly found: boolean
-}
-const isEvent = (row: PageRow): row is PageRow & EventRow => row.position !== null
-const isPublished = (row: PageRow): row is PageRow & EventRow => row.published === true
+const pageChecks = { pruned: Schema.NullOr(PositionText), found: Schema.Boolean }
+const PageRow = Schema.Union([
+  Schema.Struct({ ...eventFields, published: Schema.Boolean, ...pageChecks }).pipe(Schema.encodeKeys(eventColumnNames)),
+  Schema.Struct({ position: Schema.Null, published: Schema.Null, ...pageChecks })
+])
+type PageRow = typeof PageRow.Type
+type EventPageRow = Extract<PageRow, { readonly published: boolean }>
+const isEvent = (row: PageRow): row is EventPageRow => row.position !== null
+const isPublished = (row: PageRow): row is EventPageRow => row.published === true
 
-const toEvent = (row: EventRow): JobEvent => ({
-  position: Number(row.position),
-  jobId: row.job_id as JobId,
-  jobRevision: row.job_revision,
+const toEvent = (row: JobEvent): JobEvent => ({
+  position: row.position,
+  jobId: row.jobId,
+  jobRevision: row.jobRevision,
   type: row.type,
-  data: JSON.parse(row.data),
-  occurredAt: row.occurred_at.toISOString()
+  data: row.data,
+  occurredAt: row.occurredAt
 })
+
+/** A revision's snapshot: the Job as it was shown at the end of the revision. */
+const StoredJob = Schema.fromJsonString(Job)
+
+const AccountKey = Schema.Struct({ accountId: AccountId })
 
 /** PostgreSQL: reads here, every change through `JobStore` (see there for how positions are made). */
 export const layer = Layer.effect(Jobs)(Effect.gen(function*() {
@@ -49,11 +68,15 @@ export const layer = Layer.effect(Jobs)(Effect.gen(function*() {
   /** The first position no reader may publish yet: every event before it is committed, for good. */
   const horizon = sql`(pg_snapshot_xmin(pg_current_snapshot())::text::bigint * ${eventsPerTransaction})`
 
-  const parse = (text: string) => fromStored(JSON.parse(text))
+  const selectRecord = SqlSchema.findOneOption({
+    Request: JobKey,
+    Result: RecordRow,
+    execute: ({ accountId, id }) => sql`SELECT record FROM jobs WHERE id = ${id} AND account_id = ${accountId}`
+  })
 
   const find = (accountId: AccountId, id: JobId) =>
-    sql<{ readonly record: string }>`SELECT record FROM jobs WHERE id = ${id} AND account_id = ${accountId}`.pipe(
-      Effect.flatMap(([row]) => row === undefined ? Effect.fail(notFound(id)) : Effect.succeed(parse(row.record)))
+    selectRecord({ accountId, id }).pipe(
+      Effect.flatMap((row) => Option.isNone(row) ? Effect.fail(notFound(id)) : Effect.succeed(row.value.record))
     )
 
   const create = (accountId: AccountId, input: CreateJobRequest) =>
@@ -65,49 +88,86 @@ export const layer = Layer.effect(Jobs)(Effect.gen(function*() {
 
   const mutate = store.mutate
 
+  const selectPruned = SqlSchema.findOneOption({
+    Request: AccountKey,
+    Result: Schema.Struct({ pruned: PositionText }),
+    execute: ({ accountId }) =>
+      sql`
+        SELECT pruned_through::text AS pruned FROM job_event_retention WHERE account_id = ${accountId}`
+  })
+
   /** The highest position pruned from the account's events (0 when none was). */
   const prunedThrough = (accountId: AccountId) =>
     Effect.map(
-      sql<{ readonly pruned: string }>`
-        SELECT pruned_through::text AS pruned FROM job_event_retention WHERE account_id = ${accountId}`,
-      ([row]) => row === undefined ? 0 : Number(row.pruned)
+      selectPruned({ accountId }),
+      (row) => Option.isNone(row) ? 0 : row.value.pruned
     )
 
   const eventColumns = sql`e.position::text AS position, e.job_id, e.job_revision, e.type, e.data, e.occurred_at`
 
+  const revisionSnapshot = SqlSchema.findOneOption({
+    Request: Schema.Struct({ accountId: AccountId, id: JobId, revision: JobRevision }),
+    Result: Schema.Struct({ snapshot: StoredJob, last: PositionText }),
+    execute: ({ accountId, id, revision }) =>
+      sql`
+          SELECT r.snapshot, r.last_position::text AS last FROM job_revisions r JOIN jobs j ON j.id = r.job_id
+          WHERE r.job_id = ${id} AND j.account_id = ${accountId} AND r.revision = ${revision}`
+  })
+
+  const snapshotBefore = SqlSchema.findOneOption({
+    Request: Schema.Struct({ id: JobId, position: After }),
+    Result: Schema.Struct({ snapshot: StoredJob, revision: JobRevision, last: PositionText }),
+    execute: ({ id, position }) =>
+      sql`
+        SELECT snapshot, revision, last_position::text AS last FROM job_revisions
+        WHERE job_id = ${id} AND last_position <= ${position} AND last_position < ${horizon}
+        ORDER BY last_position DESC LIMIT 1`
+  })
+
+  const revisionBegun = SqlSchema.findOneOption({
+    Request: Schema.Struct({ id: JobId, revision: JobRevision, position: After }),
+    Result: Schema.Struct({ first: PositionText }),
+    execute: ({ id, position, revision }) =>
+      sql`
+        SELECT first_position::text AS first FROM job_revisions
+        WHERE job_id = ${id} AND revision = ${revision}
+          AND first_position <= ${position} AND first_position < ${horizon}`
+  })
+
+  const eventsBetween = SqlSchema.findAll({
+    Request: Schema.Struct({ id: JobId, from: After, through: After }),
+    Result: EventRow,
+    execute: ({ from, id, through }) =>
+      sql`
+        SELECT ${eventColumns} FROM job_events e
+        WHERE e.job_id = ${id} AND e.position > ${from} AND e.position <= ${through}
+          AND e.position < ${horizon}
+        ORDER BY e.position`
+  })
+
   const pointInTime = (accountId: AccountId, id: JobId, point: ViewPoint) =>
     Effect.gen(function*() {
       if (point._tag === "Revision") {
-        const [row] = yield* sql<{ readonly snapshot: string; readonly last: string }>`
-          SELECT r.snapshot, r.last_position::text AS last FROM job_revisions r JOIN jobs j ON j.id = r.job_id
-          WHERE r.job_id = ${id} AND j.account_id = ${accountId} AND r.revision = ${point.revision}`
-        if (row === undefined) return yield* Effect.fail(noView(id, point))
-        return withAsOf(JSON.parse(row.snapshot) as Job, Number(row.last))
+        const row = yield* revisionSnapshot({ accountId, id, revision: point.revision })
+        if (Option.isNone(row)) return yield* Effect.fail(noView(id, point))
+        return withAsOf(row.value.snapshot, row.value.last)
       }
       yield* find(accountId, id)
       // The snapshot at the end of the last revision that ended by the position (and is published), ...
-      const [base] = yield* sql<{ readonly snapshot: string; readonly revision: number; readonly last: string }>`
-        SELECT snapshot, revision, last_position::text AS last FROM job_revisions
-        WHERE job_id = ${id} AND last_position <= ${point.position} AND last_position < ${horizon}
-        ORDER BY last_position DESC LIMIT 1`
-      const from = base === undefined ? 0 : Number(base.last)
-      const snapshot = base === undefined ? undefined : JSON.parse(base.snapshot) as Job
+      const base = Option.getOrUndefined(yield* snapshotBefore({ id, position: point.position }))
+      const from = base === undefined ? 0 : base.last
+      const snapshot = base?.snapshot
       // ... and, when the next revision had begun by then, the fold of its events up to the position.
-      const [next] = yield* sql<{ readonly first: string }>`
-        SELECT first_position::text AS first FROM job_revisions
-        WHERE job_id = ${id} AND revision = ${(base?.revision ?? 0) + 1}
-          AND first_position <= ${point.position} AND first_position < ${horizon}`
+      const next = Option.getOrUndefined(
+        yield* revisionBegun({ id, revision: (base?.revision ?? 0) + 1, position: point.position })
+      )
       if (next === undefined) {
         return snapshot === undefined ? yield* Effect.fail(noView(id, point)) : withAsOf(snapshot, from)
       }
-      if ((yield* prunedThrough(accountId)) >= Number(next.first)) {
+      if ((yield* prunedThrough(accountId)) >= next.first) {
         return yield* Effect.fail(cursorExpired(point.position))
       }
-      const since = (yield* sql<EventRow>`
-        SELECT ${eventColumns} FROM job_events e
-        WHERE e.job_id = ${id} AND e.position > ${from} AND e.position <= ${point.position}
-          AND e.position < ${horizon}
-        ORDER BY e.position`).map(toEvent)
+      const since = (yield* eventsBetween({ id, from, through: point.position })).map(toEvent)
       const job = EventFold.fold(snapshot, since)
       if (job === undefined) return yield* Effect.fail(noView(id, point))
       return withAsOf(job, since.at(-1)?.position ?? from)
@@ -119,10 +179,16 @@ export const layer = Layer.effect(Jobs)(Effect.gen(function*() {
    * gap), in one round trip, which a stream's tail pays on every change of its account. With no event
    * after the cursor, one row still carries the checks (its event's columns null).
    */
-  const eventPage = (accountId: AccountId, options: EventPageOptions) =>
-    Effect.gen(function*() {
-      // Published events are a prefix in position order: what follows them is committed but not published yet.
-      const rows = yield* sql<PageRow>`
+  const selectPage = SqlSchema.findNonEmpty({
+    Request: Schema.Struct({
+      accountId: AccountId,
+      jobId: Schema.optional(JobId),
+      after: After,
+      limit: Schema.Int
+    }),
+    Result: PageRow,
+    execute: ({ accountId, ...options }) =>
+      sql`
         WITH page AS (
           SELECT e.position, e.job_id, e.job_revision, e.type, e.data, e.occurred_at,
             e.position < ${horizon} AS published
@@ -142,14 +208,56 @@ export const layer = Layer.effect(Jobs)(Effect.gen(function*() {
       } AS found
         FROM (SELECT 1) AS one LEFT JOIN page ON true
         ORDER BY page.position`
-      const { found, pruned } = rows[0]!
+  })
+
+  const eventPage = (accountId: AccountId, options: EventPageOptions) =>
+    Effect.gen(function*() {
+      // Published events are a prefix in position order: what follows them is committed but not published yet.
+      const rows = yield* selectPage({ accountId, ...options })
+      const { found, pruned } = rows[0]
       if (!found) return yield* Effect.fail(notFound(options.jobId!))
-      if (options.after > 0 && options.after < Number(pruned ?? 0)) {
+      if (options.after > 0 && options.after < (pruned ?? 0)) {
         return yield* Effect.fail(cursorExpired(options.after))
       }
       const published = rows.filter(isPublished)
       return { events: published.map(toEvent), pending: published.length < rows.filter(isEvent).length }
     })
+
+  const selectList = SqlSchema.findAll({
+    Request: Schema.Struct({
+      accountId: AccountId,
+      status: Schema.optional(JobStatus),
+      before: Schema.optional(Position),
+      limit: Schema.Int
+    }),
+    Result: Schema.Struct({ record: StoredJobRecord, seq: PositionText }),
+    execute: ({ accountId, before, limit, status }) =>
+      sql`
+          SELECT record, seq::text AS seq FROM jobs
+          WHERE account_id = ${accountId}
+            ${status === undefined ? sql`` : sql`AND status = ${status}`}
+            ${before === undefined ? sql`` : sql`AND seq < ${before}`}
+          ORDER BY jobs.seq DESC LIMIT ${limit}`
+  })
+
+  const selectEvents = SqlSchema.findAll({
+    Request: JobKey,
+    Result: EventRow,
+    execute: ({ accountId, id }) =>
+      sql`
+          SELECT ${eventColumns} FROM job_events e
+          WHERE e.account_id = ${accountId} AND e.job_id = ${id} AND e.position < ${horizon}
+          ORDER BY e.position`
+  })
+
+  const selectLatest = SqlSchema.findOne({
+    Request: AccountKey,
+    Result: Schema.Struct({ position: Schema.NullOr(PositionText) }),
+    execute: ({ accountId }) =>
+      sql`
+        SELECT max(position)::text AS position FROM job_events
+        WHERE account_id = ${accountId} AND position < ${horizon}`
+  })
 
   return {
     ...commands(mutate),
@@ -159,33 +267,23 @@ export const layer = Layer.effect(Jobs)(Effect.gen(function*() {
     list: (accountId, options) =>
       guard(Effect.gen(function*() {
         const before = options.cursor === undefined ? undefined : yield* Effect.fromResult(decodeCursor(options.cursor))
-        const rows = yield* sql<{ readonly record: string; readonly seq: string }>`
-          SELECT record, seq::text AS seq FROM jobs
-          WHERE account_id = ${accountId}
-            ${options.status === undefined ? sql`` : sql`AND status = ${options.status}`}
-            ${before === undefined ? sql`` : sql`AND seq < ${before}`}
-          ORDER BY jobs.seq DESC LIMIT ${options.limit + 1}`
+        const rows = yield* selectList({ accountId, status: options.status, before, limit: options.limit + 1 })
         const page = rows.slice(0, options.limit)
         return {
-          data: page.map((row) => Revision.toView(parse(row.record))),
-          nextCursor: rows.length > options.limit ? encodeCursor(Number(page[page.length - 1]!.seq)) : null
+          data: page.map((row) => Revision.toView(row.record)),
+          nextCursor: rows.length > options.limit ? encodeCursor(page[page.length - 1]!.seq) : null
         }
       })),
     events: (accountId, id) =>
       guard(Effect.gen(function*() {
         yield* find(accountId, id)
-        const rows = yield* sql<EventRow>`
-          SELECT ${eventColumns} FROM job_events e
-          WHERE e.account_id = ${accountId} AND e.job_id = ${id} AND e.position < ${horizon}
-          ORDER BY e.position`
+        const rows = yield* selectEvents({ accountId, id })
         return rows.map(toEvent)
       })),
     eventPage: (accountId, options) => guard(eventPage(accountId, options)),
     latestPosition: (accountId) =>
-      guard(sql<{ readonly position: string | null }>`
-        SELECT max(position)::text AS position FROM job_events
-        WHERE account_id = ${accountId} AND position < ${horizon}`).pipe(
-        Effect.map(([row]) => Number(row?.position ?? 0))
+      guard(selectLatest({ accountId })).pipe(
+        Effect.map((row) => row.position ?? 0)
       )
   }
 }))

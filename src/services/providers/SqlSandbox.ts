@@ -1,33 +1,25 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
+import * as SqlSchema from "effect/sql/SqlSchema"
+import { ProposalDocument } from "../../schema/Proposal.ts"
 import * as StoreGuard from "../store/StoreGuard.ts"
 import { ProviderTransient } from "./Provider.ts"
-import type { LedgerState, Row } from "./Sandbox.ts"
 import { make, toEntry } from "./Sandbox.ts"
 
-interface LedgerRow {
-  readonly key: string
-  readonly job_id: string
-  readonly proposal_hash: string
-  readonly document: string
-  readonly calls: number
-  readonly effects: number
-  readonly state: LedgerState
-  readonly reference: string
-}
-
-const fromRow = (row: LedgerRow): Row => ({
-  key: row.key,
-  jobId: row.job_id,
-  proposalHash: row.proposal_hash,
-  document: JSON.parse(row.document),
-  calls: row.calls,
-  effects: row.effects,
-  state: row.state,
-  reference: row.reference
-})
+/** A key's row of the ledger: the call's document (JSON) and where the key stands. */
+const LedgerRow = Schema.Struct({
+  key: Schema.String,
+  jobId: Schema.String,
+  proposalHash: Schema.String,
+  document: Schema.fromJsonString(ProposalDocument),
+  calls: Schema.Int,
+  effects: Schema.Int,
+  state: Schema.Literals(["succeeded", "failed", "compensated"]),
+  reference: Schema.String
+}).pipe(Schema.encodeKeys({ jobId: "job_id", proposalHash: "proposal_hash" }))
 
 const unavailable = () => new ProviderTransient({ message: "the sandbox's ledger cannot be reached" })
 
@@ -38,11 +30,23 @@ const unavailable = () => new ProviderTransient({ message: "the sandbox's ledger
 export const layer = Layer.effectContext(Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const guard = yield* StoreGuard.make("sandbox")
-  const select = (key: string) =>
-    sql<LedgerRow>`SELECT key, job_id, proposal_hash, document, calls, effects, state, reference
-      FROM sandbox_ledger WHERE key = ${key}`.pipe(
-      Effect.map(([row]) => Option.map(Option.fromUndefinedOr(row), fromRow))
-    )
+  const selectRow = SqlSchema.findOneOption({
+    Request: Schema.Struct({ key: Schema.String }),
+    Result: LedgerRow,
+    execute: ({ key }) =>
+      sql`SELECT key, job_id, proposal_hash, document, calls, effects, state, reference
+      FROM sandbox_ledger WHERE key = ${key}`
+  })
+  const select = (key: string) => selectRow({ key })
+  const selectEntries = SqlSchema.findAll({
+    Request: Schema.Struct({ jobId: Schema.optional(Schema.String) }),
+    Result: LedgerRow,
+    execute: ({ jobId }) =>
+      sql`
+        SELECT key, job_id, proposal_hash, document, calls, effects, state, reference FROM sandbox_ledger
+        ${jobId === undefined ? sql`` : sql`WHERE job_id = ${jobId}`}
+        ORDER BY created_at, key`
+  })
   return make({
     row: (key) => guard(select(key)).pipe(Effect.mapError(unavailable)),
     change: (key, decide) =>
@@ -71,10 +75,6 @@ export const layer = Layer.effectContext(Effect.gen(function*() {
           onSome: (answer) => Effect.map(answer, Option.some)
         }))
       ),
-    entries: (jobId) =>
-      guard(sql<LedgerRow>`
-        SELECT key, job_id, proposal_hash, document, calls, effects, state, reference FROM sandbox_ledger
-        ${jobId === undefined ? sql`` : sql`WHERE job_id = ${jobId}`}
-        ORDER BY created_at, key`).pipe(Effect.map((rows) => rows.map((row) => toEntry(fromRow(row)))))
+    entries: (jobId) => guard(selectEntries({ jobId })).pipe(Effect.map((rows) => rows.map(toEntry)))
   })
 }))

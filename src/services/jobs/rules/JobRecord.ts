@@ -1,82 +1,134 @@
-import type { AccountId } from "../../../schema/ApiKey.ts"
-import type { Constraint, Objective, Question } from "../../../schema/Constraint.ts"
-import type { JobId, JobStatus } from "../../../schema/Job.ts"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as SchemaTransformation from "effect/SchemaTransformation"
+import { AccountId } from "../../../schema/ApiKey.ts"
+import { Constraint, Objective, Question } from "../../../schema/Constraint.ts"
+import { Instant, JobId, JobRevision, JobStatus } from "../../../schema/Job.ts"
 import type { EventType } from "../../../schema/JobEvent.ts"
-import type { Approval, Outcome, ProposalDocument, ProposalHash, ProposalStatus } from "../../../schema/Proposal.ts"
-import type { Answer } from "../../interpreter/Interpretation.ts"
+import type { Approval } from "../../../schema/Proposal.ts"
+import { Outcome, ProposalDocument, ProposalHash, ProposalStatus } from "../../../schema/Proposal.ts"
 
 /** What the service keeps of a Job, and the background work it names (docs/API.md, "Operations"). */
 
 /** The current revision's latest proposal, as the Job keeps it. */
-export interface ProposalState {
-  readonly hash: ProposalHash
-  readonly status: ProposalStatus
-  readonly document: ProposalDocument
-}
+export const ProposalState = Schema.Struct({
+  hash: ProposalHash,
+  status: ProposalStatus,
+  document: ProposalDocument
+})
+export type ProposalState = typeof ProposalState.Type
 
 /**
  * The Job's one execution in progress: claimed with a durable number (its provider key), owned by the
  * run that claimed it, which alone calls the provider for it, and kept until its side effect is
  * verified, known not to have happened, or undone, even when the Job has moved to a newer revision.
  */
-export interface ExecutionState {
-  readonly number: number
-  readonly proposalHash: ProposalHash
-  readonly offerId: string
-  readonly key: string
+export const ExecutionState = Schema.Struct({
+  number: Schema.Int,
+  proposalHash: ProposalHash,
+  offerId: Schema.String,
+  key: Schema.String,
   /** The revision it executes, and the run of that revision that owns it. */
-  readonly revision: number
-  readonly run: number
+  revision: JobRevision,
+  run: Schema.Int,
   /** `calling`: no answer known yet; `succeeded`: the side effect stands (`reference`); `undoing`: to compensate. */
-  readonly phase: "calling" | "succeeded" | "undoing"
-  readonly reference: string | null
+  phase: Schema.Literals(["calling", "succeeded", "undoing"]),
+  reference: Schema.NullOr(Schema.String),
   /** Provider answers that failed transiently (or did not come) so far. */
-  readonly attempts: number
-  /** Attempts to undo it that failed so far: each is a `recovery.step` `compensate`, then a `retry`. */
-  readonly undoAttempts: number
+  attempts: Schema.Int,
+  /**
+   * Attempts to undo it that failed so far: each is a `recovery.step` `compensate`, then a `retry`.
+   * Records written before undo attempts were counted have none.
+   */
+  undoAttempts: Schema.Int.pipe(Schema.withDecodingDefaultKey(Effect.succeed(0))),
   /** Why it is undone, when it is: a failed verification re-plans without its offer. */
-  readonly undoReason: string | null
-}
+  undoReason: Schema.NullOr(Schema.String)
+})
+export type ExecutionState = typeof ExecutionState.Type
 
-/** Everything the service keeps of a Job; the API shows it through `toView`. */
-export interface JobRecord {
-  readonly id: JobId
-  readonly accountId: AccountId
-  readonly revision: number
-  readonly status: JobStatus
-  readonly request: string
-  readonly callerConstraints: ReadonlyArray<Constraint>
-  readonly interpretedConstraints: ReadonlyArray<Constraint>
-  readonly objective: Objective | null
-  readonly questions: ReadonlyArray<Question>
+/** An answer as the Job keeps it (the interpreter's `Answer`). */
+const Answer = Schema.Struct({
+  questionId: Schema.String,
+  question: Schema.String,
+  answer: Schema.String,
+  /** The revision this answer made: the evidence of a fact read from it points into it by this number. */
+  revision: JobRevision
+})
+
+/**
+ * Everything the service keeps of a Job; the API shows it through `toView`. A stored record may lack
+ * the members of the Job's work: each reads with its starting value, `noWork`'s.
+ */
+export const JobRecord = Schema.Struct({
+  id: JobId,
+  accountId: AccountId,
+  revision: JobRevision,
+  status: JobStatus,
+  request: Schema.String,
+  callerConstraints: Schema.Array(Constraint),
+  interpretedConstraints: Schema.Array(Constraint),
+  objective: Schema.NullOr(Objective),
+  questions: Schema.Array(Question),
   /** Every answer given, oldest first, with the question it answered. */
-  readonly answers: ReadonlyArray<Answer>
-  readonly proposal: ProposalState | null
+  answers: Schema.Array(Answer),
+  proposal: Schema.NullOr(ProposalState).pipe(Schema.withDecodingDefaultKey(Effect.sync(() => noWork.proposal))),
   /** Offers this revision will not propose again (rejected, failed, or not as verified). */
-  readonly excludedOffers: ReadonlyArray<string>
+  excludedOffers: Schema.Array(Schema.String).pipe(
+    Schema.withDecodingDefaultKey(Effect.sync(() => noWork.excludedOffers))
+  ),
   /** Proposals decided (approved or rejected), each once. */
-  readonly decided: ReadonlyArray<ProposalHash>
+  decided: Schema.Array(ProposalHash).pipe(Schema.withDecodingDefaultKey(Effect.sync(() => noWork.decided))),
   /** The last execution number given; the next claim takes one more. */
-  readonly executions: number
-  readonly execution: ExecutionState | null
+  executions: Schema.Int.pipe(Schema.withDecodingDefaultKey(Effect.sync(() => noWork.executions))),
+  execution: Schema.NullOr(ExecutionState).pipe(Schema.withDecodingDefaultKey(Effect.sync(() => noWork.execution))),
   /** Set by a cancellation that must first undo an execution. */
-  readonly cancelling: boolean
-  readonly outcome: Outcome | null
+  cancelling: Schema.Boolean.pipe(Schema.withDecodingDefaultKey(Effect.sync(() => noWork.cancelling))),
+  outcome: Schema.NullOr(Outcome).pipe(Schema.withDecodingDefaultKey(Effect.sync(() => noWork.outcome))),
   /**
    * Which run of the revision does its work: a new one begins whenever the Job, having waited for a
    * person, has work again (an approval, a rejection, an expiry), so that a run ends when the Job waits.
    */
-  readonly run: number
-  readonly createdAt: string
-  readonly updatedAt: string
-}
+  run: Schema.Int.pipe(Schema.withDecodingDefaultKey(Effect.sync(() => noWork.run))),
+  createdAt: Instant,
+  updatedAt: Instant
+})
+export type JobRecord = typeof JobRecord.Type
+
+/**
+ * A record as `jobs.record` holds it: JSON, as older versions wrote it too. An answer stored before
+ * answers carried the revision they made has none, and the record cannot say which it was: it reads as
+ * made by the record's revision, the latest it can have made, and is stored so from the next change on
+ * (the interpreter then cites it with that revision).
+ */
+export const StoredJobRecord = Schema.fromJsonString(
+  Schema.Struct({
+    ...JobRecord.fields,
+    answers: Schema.Array(Schema.Struct({ ...Answer.fields, revision: Schema.optionalKey(JobRevision) }))
+  }).pipe(Schema.decodeTo(
+    Schema.toType(JobRecord),
+    SchemaTransformation.transform({
+      decode: (stored): JobRecord => ({
+        ...stored,
+        answers: stored.answers.map((answer) => ({ ...answer, revision: answer.revision ?? stored.revision }))
+      }),
+      encode: (record) => record
+    })
+  ))
+)
+
+/** An instant as the store reads a `timestamptz` column (a `Date`), written as the service writes instants. */
+export const InstantFromDate = Schema.Date.pipe(Schema.decodeTo(
+  Instant,
+  SchemaTransformation.transform({ decode: (date) => date.toISOString(), encode: (instant) => new Date(instant) })
+))
 
 /** A proposal stored once, as the canonical bytes its hash names. */
-export interface StoredProposal {
-  readonly hash: ProposalHash
-  readonly bytes: string
-  readonly createdAt: string
-}
+export const StoredProposal = Schema.Struct({
+  hash: ProposalHash,
+  bytes: Schema.String,
+  createdAt: Instant
+})
+export type StoredProposal = typeof StoredProposal.Type
 
 /** An event before the store gives it a position. */
 export interface NewEvent {
@@ -109,25 +161,6 @@ export const noWork = {
   outcome: null,
   run: 0
 } as const
-
-/**
- * Part 1 kept fewer members: a record stored then reads with their starting values. An answer stored
- * before answers carried the revision they made has none, and the record cannot say which it was: it
- * reads as made by the record's revision, the latest it can have made, and is stored so from the next
- * change on (the interpreter then cites it with that revision).
- */
-export const fromStored = (stored: unknown): JobRecord => {
-  const read: JobRecord = { ...noWork, ...(stored as JobRecord) }
-  // Records written before undo attempts were counted have none.
-  const record: JobRecord = read.execution === null || read.execution.undoAttempts !== undefined
-    ? read
-    : { ...read, execution: { ...read.execution, undoAttempts: 0 } }
-  const answers = record.answers as ReadonlyArray<Omit<Answer, "revision"> & { readonly revision?: number }>
-  return answers.every((answer) => answer.revision !== undefined) ? record : {
-    ...record,
-    answers: answers.map((answer) => ({ ...answer, revision: answer.revision ?? record.revision }))
-  }
-}
 
 /** A unit of background work: one run of one revision of a Job. */
 export interface RunRef {
