@@ -32,8 +32,8 @@ export const layerLive = Layer.effect(ApiKeys)(Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const guard = yield* StoreGuard.make("api keys")
 
-  const create = (options: { readonly account: string; readonly scopes: ReadonlyArray<Scope> }) =>
-    guard(sql.withTransaction(Effect.gen(function*() {
+  const create = Effect.fn("ApiKeys.create")(
+    function*(options: { readonly account: string; readonly scopes: ReadonlyArray<Scope> }) {
       const [account] = yield* sql<{ readonly id: string }>`
         INSERT INTO accounts (id, name) VALUES (${newId("acct")}, ${options.account})
         ON CONFLICT (name) DO UPDATE SET name = EXCLUDED.name
@@ -52,7 +52,9 @@ export const layerLive = Layer.effect(ApiKeys)(Effect.gen(function*() {
         scopes,
         createdAt: row!.created_at
       } satisfies IssuedKey
-    })))
+    },
+    (effect) => guard(sql.withTransaction(effect))
+  )
 
   const select = sql`
     SELECT k.id, k.account_id, a.name AS account, k.scopes, k.created_at, k.revoked_at
@@ -60,27 +62,26 @@ export const layerLive = Layer.effect(ApiKeys)(Effect.gen(function*() {
 
   const list = guard(sql<KeyRow>`${select} ORDER BY k.created_at, k.id`).pipe(Effect.map((rows) => rows.map(fromRow)))
 
-  const revoke = (id: string) =>
-    guard(Effect.gen(function*() {
+  const revoke = Effect.fn("ApiKeys.revoke")(
+    function*(id: string) {
       yield* sql`UPDATE api_keys SET revoked_at = now() WHERE id = ${id} AND revoked_at IS NULL`
       const [row] = yield* sql<KeyRow>`${select} WHERE k.id = ${id}`
       return row === undefined ? yield* Effect.fail(keyNotFound(id)) : fromRow(row)
-    }))
+    },
+    (effect) => guard(effect)
+  )
 
-  const authenticate = (key: Redacted.Redacted<string>) => {
+  const authenticate = Effect.fn("ApiKeys.authenticate")(function*(key: Redacted.Redacted<string>) {
     const text = Redacted.value(key)
-    if (!keyPattern.test(text)) return Effect.succeedNone
-    return guard(sql<{ readonly id: string; readonly account_id: string; readonly scopes: string }>`
-      SELECT id, account_id, scopes FROM api_keys WHERE key_hash = ${hash(text)} AND revoked_at IS NULL`).pipe(
-      Effect.map(([row]) =>
-        row === undefined ? Option.none() : Option.some<Principal>({
-          accountId: row.account_id as AccountId,
-          keyId: row.id as ApiKeyId,
-          scopes: new Set(parseScopes(row.scopes))
-        })
-      )
-    )
-  }
+    if (!keyPattern.test(text)) return Option.none<Principal>()
+    const [row] = yield* guard(sql<{ readonly id: string; readonly account_id: string; readonly scopes: string }>`
+      SELECT id, account_id, scopes FROM api_keys WHERE key_hash = ${hash(text)} AND revoked_at IS NULL`)
+    return row === undefined ? Option.none<Principal>() : Option.some<Principal>({
+      accountId: row.account_id as AccountId,
+      keyId: row.id as ApiKeyId,
+      scopes: new Set(parseScopes(row.scopes))
+    })
+  })
 
   return { create, list, revoke, authenticate }
 }))
