@@ -6,7 +6,7 @@ import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
 import type { AccountId, ApiKeyId, Principal } from "../../schema/ApiKey.ts"
 import { keyPattern } from "../../schema/ApiKey.ts"
-import type { IssuedKey, KeyInfo, UnknownKey } from "./ApiKeys.ts"
+import type { IssuedKey, KeyInfo } from "./ApiKeys.ts"
 import { ApiKeys, hash, keyNotFound, newId, newKey, normalise } from "./ApiKeys.ts"
 
 interface StoredKey extends KeyInfo {
@@ -23,47 +23,47 @@ export const layerMemory = Layer.effect(ApiKeys)(Effect.gen(function*() {
   const info = ({ hash: _hash, ...key }: StoredKey): KeyInfo => key
 
   return {
-    create: (options) =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        Ref.modify(state, ({ accounts, keys }) => {
-          const accountId = accounts.get(options.account) ?? newId("acct") as AccountId
-          const key = newKey()
-          const stored: StoredKey = {
-            id: newId("key") as ApiKeyId,
-            accountId,
-            account: options.account,
-            scopes: normalise(options.scopes),
-            createdAt: new Date(now),
-            revokedAt: null,
-            hash: Buffer.from(hash(key)).toString("hex")
-          }
-          const issued: IssuedKey = { ...info(stored), key: Redacted.make(key) }
-          return [issued, {
-            accounts: new Map(accounts).set(options.account, accountId),
-            keys: new Map(keys).set(stored.id, stored)
-          }]
-        })),
-    list: Effect.map(Ref.get(state), ({ keys }) => Array.from(keys.values(), info)),
-    revoke: (id) =>
-      Effect.flatMap(
-        Clock.currentTimeMillis,
-        (now) =>
-          Ref.modify(state, (current): readonly [Effect.Effect<KeyInfo, UnknownKey>, State] => {
-            const key = current.keys.get(id)
-            if (key === undefined) return [Effect.fail(keyNotFound(id)), current]
-            const revoked = key.revokedAt === null ? { ...key, revokedAt: new Date(now) } : key
-            return [Effect.succeed(info(revoked)), { ...current, keys: new Map(current.keys).set(id, revoked) }]
-          })
-      ).pipe(Effect.flatten),
-    authenticate: (key) =>
-      Effect.map(Ref.get(state), ({ keys }) => {
-        const text = Redacted.value(key)
-        if (!keyPattern.test(text)) return Option.none()
-        const digest = Buffer.from(hash(text)).toString("hex")
-        const found = Array.from(keys.values()).find((k) => k.hash === digest && k.revokedAt === null)
-        return found === undefined
-          ? Option.none()
-          : Option.some<Principal>({ accountId: found.accountId, keyId: found.id, scopes: new Set(found.scopes) })
+    create: Effect.fn("ApiKeys.create")(function*(options) {
+      const now = yield* Clock.currentTimeMillis
+      return yield* Ref.modify(state, ({ accounts, keys }) => {
+        const accountId = accounts.get(options.account) ?? newId("acct") as AccountId
+        const key = newKey()
+        const stored: StoredKey = {
+          id: newId("key") as ApiKeyId,
+          accountId,
+          account: options.account,
+          scopes: normalise(options.scopes),
+          createdAt: new Date(now),
+          revokedAt: null,
+          hash: Buffer.from(hash(key)).toString("hex")
+        }
+        const issued: IssuedKey = { ...info(stored), key: Redacted.make(key) }
+        return [issued, {
+          accounts: new Map(accounts).set(options.account, accountId),
+          keys: new Map(keys).set(stored.id, stored)
+        }]
       })
+    }),
+    list: Effect.map(Ref.get(state), ({ keys }) => Array.from(keys.values(), info)),
+    revoke: Effect.fn("ApiKeys.revoke")(function*(id) {
+      const now = yield* Clock.currentTimeMillis
+      const revoked = yield* Ref.modify(state, (current): readonly [KeyInfo | undefined, State] => {
+        const key = current.keys.get(id)
+        if (key === undefined) return [undefined, current]
+        const revoked = key.revokedAt === null ? { ...key, revokedAt: new Date(now) } : key
+        return [info(revoked), { ...current, keys: new Map(current.keys).set(id, revoked) }]
+      })
+      return revoked === undefined ? yield* Effect.fail(keyNotFound(id)) : revoked
+    }),
+    authenticate: Effect.fn("ApiKeys.authenticate")(function*(key) {
+      const { keys } = yield* Ref.get(state)
+      const text = Redacted.value(key)
+      if (!keyPattern.test(text)) return Option.none<Principal>()
+      const digest = Buffer.from(hash(text)).toString("hex")
+      const found = Array.from(keys.values()).find((k) => k.hash === digest && k.revokedAt === null)
+      return found === undefined
+        ? Option.none<Principal>()
+        : Option.some<Principal>({ accountId: found.accountId, keyId: found.id, scopes: new Set(found.scopes) })
+    })
   }
 }))

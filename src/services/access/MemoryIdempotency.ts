@@ -32,17 +32,18 @@ export const layerMemory = Layer.effect(Idempotency)(Effect.gen(function*() {
 
   const isHeld = (entry: Entry | undefined, claim: Claim) => entry?.token === claim.token && entry.answer === undefined
 
-  const release = (claim: Claim) =>
-    Ref.update(store, (entries) => {
+  const release = Effect.fn("Idempotency.release")(function*(claim: Claim) {
+    yield* Ref.update(store, (entries) => {
       if (!isHeld(entries.get(id(claim.accountId, claim.key)), claim)) return entries
       const next = new Map(entries)
       next.delete(id(claim.accountId, claim.key))
       return next
     })
+  })
 
   return {
-    claim: (accountId, key, fingerprint) =>
-      Effect.gen(function*() {
+    claim: Effect.fn("Idempotency.claim")(
+      function*(accountId, key, fingerprint) {
         const now = yield* Clock.currentTimeMillis
         const entries = yield* Ref.get(store)
         const entry = entries.get(id(accountId, key))
@@ -65,9 +66,11 @@ export const layerMemory = Layer.effect(Idempotency)(Effect.gen(function*() {
         if (entry.fingerprint !== fingerprint) return yield* Effect.fail(reused)
         if (entry.answer === undefined) return yield* Effect.fail(inUse)
         return { _tag: "Replay", answer: entry.answer } as const
-      }).pipe(lock.withPermits(1)),
-    complete: (claim, operation) =>
-      Effect.gen(function*() {
+      },
+      lock.withPermits(1)
+    ),
+    complete: Effect.fn("Idempotency.complete")(
+      function*<E, R>(claim: Claim, operation: Effect.Effect<StoredAnswer, E, R>) {
         if (!isHeld((yield* Ref.get(store)).get(id(claim.accountId, claim.key)), claim)) {
           return yield* Effect.fail(inUse)
         }
@@ -77,10 +80,10 @@ export const layerMemory = Layer.effect(Idempotency)(Effect.gen(function*() {
           return new Map(entries).set(id(claim.accountId, claim.key), { ...entry, answer })
         })
         return answer
-      }).pipe(
-        lock.withPermits(1),
-        Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : release(claim))
-      ),
+      },
+      lock.withPermits(1),
+      (effect, claim) => Effect.onExit(effect, (exit) => Exit.isSuccess(exit) ? Effect.void : release(claim))
+    ),
     release,
     prune: Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis

@@ -60,8 +60,8 @@ export const layer = Layer.effect(ApiKeys)(Effect.gen(function*() {
         RETURNING id, created_at`
   })
 
-  const create = (options: { readonly account: string; readonly scopes: ReadonlyArray<Scope> }) =>
-    guard(sql.withTransaction(Effect.gen(function*() {
+  const create = Effect.fn("ApiKeys.create")(
+    function*(options: { readonly account: string; readonly scopes: ReadonlyArray<Scope> }) {
       const account = yield* insertAccount({ id: newId("acct"), name: options.account })
       const key = newKey()
       const scopes = normalise(options.scopes)
@@ -74,7 +74,9 @@ export const layer = Layer.effect(ApiKeys)(Effect.gen(function*() {
         scopes,
         createdAt: row.createdAt
       } satisfies IssuedKey
-    })))
+    },
+    (effect) => guard(sql.withTransaction(effect))
+  )
 
   const select = sql`
     SELECT k.id, k.account_id, a.name AS account, k.scopes, k.created_at, k.revoked_at
@@ -94,12 +96,14 @@ export const layer = Layer.effect(ApiKeys)(Effect.gen(function*() {
 
   const list = guard(selectAll(undefined))
 
-  const revoke = (id: string) =>
-    guard(Effect.gen(function*() {
+  const revoke = Effect.fn("ApiKeys.revoke")(
+    function*(id: string) {
       yield* sql`UPDATE api_keys SET revoked_at = now() WHERE id = ${id} AND revoked_at IS NULL`
       const row = yield* selectOne({ id })
       return Option.isNone(row) ? yield* Effect.fail(keyNotFound(id)) : row.value
-    }))
+    },
+    (effect) => guard(effect)
+  )
 
   const selectPrincipal = SqlSchema.findOneOption({
     Request: Schema.Struct({ keyHash: Schema.Uint8Array }),
@@ -109,17 +113,16 @@ export const layer = Layer.effect(ApiKeys)(Effect.gen(function*() {
       SELECT id, account_id, scopes FROM api_keys WHERE key_hash = ${keyHash} AND revoked_at IS NULL`
   })
 
-  const authenticate = (key: Redacted.Redacted<string>) => {
+  const authenticate = Effect.fn("ApiKeys.authenticate")(function*(key: Redacted.Redacted<string>) {
     const text = Redacted.value(key)
-    if (!keyPattern.test(text)) return Effect.succeedNone
-    return guard(selectPrincipal({ keyHash: hash(text) })).pipe(
-      Effect.map(Option.map((row): Principal => ({
-        accountId: row.accountId,
-        keyId: row.keyId,
-        scopes: new Set(row.scopes)
-      })))
-    )
-  }
+    if (!keyPattern.test(text)) return Option.none<Principal>()
+    const row = yield* guard(selectPrincipal({ keyHash: hash(text) }))
+    return Option.map(row, (found): Principal => ({
+      accountId: found.accountId,
+      keyId: found.keyId,
+      scopes: new Set(found.scopes)
+    }))
+  })
 
   return { create, list, revoke, authenticate }
 }))

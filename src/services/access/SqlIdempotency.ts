@@ -65,8 +65,8 @@ export const layer = Layer.effect(Idempotency)(Effect.gen(function*() {
           WHERE account_id = ${accountId} AND key = ${key} AND expires_at > now()`
   })
 
-  const claim = (accountId: AccountId, key: string, fingerprint: string) =>
-    guard(Effect.gen(function*() {
+  const claim = Effect.fn("Idempotency.claim")(
+    function*(accountId: AccountId, key: string, fingerprint: string) {
       const token = randomUUID()
       // Twice at most: a row pruned between the two statements is free on the second try.
       for (let attempt = 0; attempt < 2; attempt++) {
@@ -89,18 +89,20 @@ export const layer = Layer.effect(Idempotency)(Effect.gen(function*() {
         } as const
       }
       return yield* Effect.fail(inUse)
-    }))
+    },
+    (effect) => guard(effect)
+  )
 
-  const release = (claim: Claim) =>
-    guard(sql`
+  const release = Effect.fn("Idempotency.release")(function*(claim: Claim) {
+    yield* guard(sql`
       DELETE FROM idempotency_keys
       WHERE account_id = ${claim.accountId} AND key = ${claim.key} AND token = ${claim.token} AND status IS NULL`)
-      .pipe(Effect.asVoid)
+  })
 
   // The claim is checked with a plain read, and the key row written last: the operation's own first
   // write (which locks its Job) then comes first in the transaction, which the events' positions rely on.
-  const complete = <E, R>(claim: Claim, operation: Effect.Effect<StoredAnswer, E, R>) =>
-    guard(sql.withTransaction(Effect.gen(function*() {
+  const complete = Effect.fn("Idempotency.complete")(
+    function*<E, R>(claim: Claim, operation: Effect.Effect<StoredAnswer, E, R>) {
       const [held] = yield* sql`
         SELECT 1 FROM idempotency_keys
         WHERE account_id = ${claim.accountId} AND key = ${claim.key} AND token = ${claim.token} AND status IS NULL`
@@ -114,9 +116,11 @@ export const layer = Layer.effect(Idempotency)(Effect.gen(function*() {
         RETURNING 1`
       if (stored.length === 0) return yield* Effect.fail(inUse)
       return answer
-    }))).pipe(
-      Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : release(claim).pipe(Effect.ignore))
-    )
+    },
+    (effect) => guard(sql.withTransaction(effect)),
+    (effect, claim) =>
+      Effect.onExit(effect, (exit) => Exit.isSuccess(exit) ? Effect.void : release(claim).pipe(Effect.ignore))
+  )
 
   const deleteExpired = SqlSchema.findOne({
     Request: Schema.Void,

@@ -12,14 +12,15 @@ import { Waitlist } from "./Waitlist.ts"
 export const layerMemory = Layer.effect(Waitlist)(Effect.gen(function*() {
   const store = yield* Ref.make(HashMap.empty<string, Member & { readonly seq: number }>())
   return {
-    join: (email) =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        Ref.update(store, (members) => {
-          const key = emailKey(email)
-          return HashMap.has(members, key)
-            ? members
-            : HashMap.set(members, key, { email, registeredAt: new Date(now), seq: HashMap.size(members) })
-        })),
+    join: Effect.fnUntraced(function*(email) {
+      const now = yield* Clock.currentTimeMillis
+      yield* Ref.update(store, (members) => {
+        const key = emailKey(email)
+        return HashMap.has(members, key)
+          ? members
+          : HashMap.set(members, key, { email, registeredAt: new Date(now), seq: HashMap.size(members) })
+      })
+    }),
     count: Effect.map(Ref.get(store), HashMap.size),
     ready: Effect.void,
     members: Stream.unwrap(Effect.map(Ref.get(store), (members) =>

@@ -118,8 +118,10 @@ export const layer = Layer.effect(Waitlist)(Effect.gen(function*() {
     }
   }
 
-  const join = (email: Email) =>
-    Effect.callback<void, Unavailable>((resume) => {
+  // Untraced: every request of the waitlist runs one, and the span and call-site capture of `Effect.fn` cost
+  // half as much server CPU again (bench/waitlist.ts, 64 connections: 128 → 196 µs per request).
+  const join = Effect.fnUntraced(function*(email: Email) {
+    return yield* Effect.callback<void, Unavailable>((resume) => {
       const entry: Join = { email, arrivedAt: clock.currentTimeMillisUnsafe(), resume }
       waiting.push(entry)
       if (!gathering) {
@@ -132,6 +134,7 @@ export const layer = Layer.effect(Waitlist)(Effect.gen(function*() {
         if (at !== -1) waiting.splice(at, 1)
       })
     })
+  })
 
   const count = guard(sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM waitlist_members`).pipe(
     Effect.map(([row]) => row?.n ?? 0)
