@@ -1,0 +1,113 @@
+// Architecture check for src/: no import cycles, and no import that goes up a layer.
+// Run by `npm run check` as `depcruise src --config .dependency-cruiser.cjs`.
+//
+// Layers, low to high (a module may import from its own layer or a lower one):
+//   src/schema                                                  the leaf: plain data and schemas
+//   src/services/store                                          the database
+//   src/services/{access,events,interpreter,providers,waitlist} the domain services
+//   src/services/jobs                                           the Job service, built on the ones above
+//   src/http                                                    the HTTP server
+//   entry points: src/*.ts, src/cli, src/client, src/conformance
+//
+// One rule per boundary below: to move a folder to another layer, edit the `path` of the rules
+// that name it. Type-only imports (`import type`) count like any other import
+// (tsPreCompilationDeps), because a type import still ties the two modules together.
+
+/** Entry points: the files directly in src/ and the folders that start a program. */
+const ENTRY_POINTS = ["^src/[^/]+$", "^src/(cli|client|conformance)/"]
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    // ---- cycles -------------------------------------------------------------------------
+    {
+      name: "no-circular",
+      comment:
+        "A cycle of run-time imports (static or dynamic import(), no `import type` in it): break it by moving the shared part into a lower module.",
+      severity: "error",
+      from: {},
+      to: { circular: true, viaOnly: { dependencyTypesNot: ["type-only"] } }
+    },
+    {
+      name: "no-circular-type",
+      comment:
+        "A cycle closed by at least one `import type`: erased at run time, but the modules still can't be understood or moved apart. Move the shared type into a lower module.",
+      severity: "error",
+      from: {},
+      to: { circular: true, via: { dependencyTypes: ["type-only"] } }
+    },
+
+    // ---- layers -------------------------------------------------------------------------
+    {
+      name: "schema-is-a-leaf",
+      comment: "src/schema is the lowest layer: it imports nothing from src/services, src/http or the entry points.",
+      severity: "error",
+      from: { path: "^src/schema/" },
+      to: { path: ["^src/services/", "^src/http/", ...ENTRY_POINTS] }
+    },
+    {
+      name: "services-below-http",
+      comment:
+        "src/services/** is below the HTTP layer and the entry points: it imports nothing from src/http, src/*.ts, src/cli, src/client or src/conformance.",
+      severity: "error",
+      from: { path: "^src/services/" },
+      to: { path: ["^src/http/", ...ENTRY_POINTS] }
+    },
+    {
+      name: "http-below-entry-points",
+      comment: "src/http imports nothing from the entry points (src/*.ts, src/cli, src/client, src/conformance).",
+      severity: "error",
+      from: { path: "^src/http/" },
+      to: { path: ENTRY_POINTS }
+    },
+    {
+      name: "store-below-other-services",
+      comment: "src/services/store is the lowest service: it imports nothing from the other src/services folders.",
+      severity: "error",
+      from: { path: "^src/services/store/" },
+      to: { path: "^src/services/[^/]+/", pathNot: "^src/services/store/" }
+    },
+    {
+      name: "domain-services-below-jobs",
+      comment:
+        "src/services/{access,events,interpreter,providers,waitlist} are below src/services/jobs: they import nothing from it.",
+      severity: "error",
+      from: { path: "^src/services/(access|events|interpreter|providers|waitlist)/" },
+      to: { path: "^src/services/jobs/" }
+    },
+
+    // ---- sibling folders inside src/services ---------------------------------------------
+    {
+      name: "jobs-not-into-events",
+      comment:
+        "src/services/jobs does not import src/services/events: events reads the Jobs service, so the arrow from jobs back to events closes a folder cycle.",
+      severity: "error",
+      from: { path: "^src/services/jobs/" },
+      to: { path: "^src/services/events/" }
+    },
+    {
+      name: "providers-not-into-interpreter",
+      comment:
+        "src/services/providers does not import src/services/interpreter: the two are siblings, and what both need belongs lower.",
+      severity: "error",
+      from: { path: "^src/services/providers/" },
+      to: { path: "^src/services/interpreter/" }
+    }
+  ],
+  options: {
+    // only the project's own modules; packages and node: built-ins are not followed
+    includeOnly: "^src/",
+    doNotFollow: { path: "node_modules" },
+    // keep `import type` dependencies (TypeScript would erase them before run time)
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    // the code imports "./X.ts" (allowImportingTsExtensions) and "./X.json"
+    enhancedResolveOptions: {
+      extensions: [".ts", ".js", ".json"],
+      conditionNames: ["import", "require", "node", "default", "types"],
+      exportsFields: ["exports"],
+      mainFields: ["module", "main", "types", "typings"]
+    },
+    skipAnalysisNotInRules: true
+  }
+}
