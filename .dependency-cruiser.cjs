@@ -70,20 +70,20 @@ module.exports = {
     {
       name: "domain-services-below-jobs",
       comment:
-        "src/services/{access,events,interpreter,providers,waitlist} are below src/services/jobs: they import nothing from it.",
+        "src/services/{access,interpreter,providers,text,waitlist} are below src/services/jobs: they import nothing from it.",
       severity: "error",
-      from: { path: "^src/services/(access|events|interpreter|providers|waitlist)/" },
+      from: { path: "^src/services/(access|interpreter|providers|text|waitlist)/" },
       to: { path: "^src/services/jobs/" }
     },
 
     // ---- sibling folders inside src/services ---------------------------------------------
     {
-      name: "jobs-not-into-events",
+      name: "text-is-a-leaf",
       comment:
-        "src/services/jobs does not import src/services/events: events reads the Jobs service, so the arrow from jobs back to events closes a folder cycle.",
+        "src/services/text (how words and place names read) is below the interpreter and the providers that both read it: it imports no other service.",
       severity: "error",
-      from: { path: "^src/services/jobs/" },
-      to: { path: "^src/services/events/" }
+      from: { path: "^src/services/text/" },
+      to: { path: "^src/services/[^/]+/", pathNot: "^src/services/text/" }
     },
     {
       name: "providers-not-into-interpreter",
@@ -92,6 +92,24 @@ module.exports = {
       severity: "error",
       from: { path: "^src/services/providers/" },
       to: { path: "^src/services/interpreter/" }
+    },
+
+    // ---- inside src/services/jobs ------------------------------------------------------
+    {
+      name: "rules-are-pure",
+      comment:
+        "src/services/jobs/rules decides, from a Job, what a change is: it imports no service of jobs (nor the runner), and no store.",
+      severity: "error",
+      from: { path: "^src/services/jobs/rules/" },
+      to: { path: ["^src/services/jobs/(?!rules/)", "^src/services/store/"] }
+    },
+    {
+      name: "public-services-below-runner",
+      comment:
+        "The public Job services and their store do not import the runner, which uses them; only the queue the store signals after a commit (runner/RunQueue) is theirs to reach.",
+      severity: "error",
+      from: { path: "^src/services/jobs/[^/]+[.]ts$" },
+      to: { path: "^src/services/jobs/runner/", pathNot: "^src/services/jobs/runner/RunQueue[.]ts$" }
     }
   ],
   options: {
