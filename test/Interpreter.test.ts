@@ -513,6 +513,18 @@ describe("Interpreter: properties", () => {
     )
   })
 
+  it("a count read twice alike takes no answer about another unit (found by the property below)", () => {
+    const request = "hello a dozen eggs two tickets in Toronto a dozen eggs"
+    const createdAt = DateTime.makeUnsafe("2000-01-01T00:00:00.000Z")
+    const first = interpretRequest({ request, constraints: [], answers: [], createdAt })
+    assert.deepStrictEqual(questionIds(first), ["q_quantity"])
+    const answers: Array<Answer> = [{ questionId: "q_quantity", question: "How many?", answer: "3", revision: 2 }]
+    const result = interpretRequest({ request, constraints: [], answers, createdAt })
+    assert.strictEqual(result._tag, "Understood", JSON.stringify(result))
+    const counts = result.constraints.flatMap((c) => c.type === "quantity" ? [`${c.count} ${c.unit}`] : [])
+    assert.includeMembers(counts, ["12 eggs", "3 tickets"])
+  })
+
   it("answering every question with a valid answer ends in Understood, never asking the same question again", () => {
     fc.assert(
       fc.property(composed, anyCreatedAt, (request, at) => {

@@ -99,11 +99,12 @@ export const decideCounts = (
   for (const c of own) byUnit.set(c.unit, [...(byUnit.get(c.unit) ?? []), c])
   for (const a of answered) {
     for (const c of a.counts) byUnit.set(a.q === "q_quantity_people" ? "people" : c.unit, [c])
-    // "3", to "how many tickets?": the count the question was about.
+    // "3", to "how many tickets? The request says 2 and 4": the count the question was about, for a
+    // unit read with counts that disagree (one read twice alike, "a dozen eggs ... a dozen eggs", was not asked).
     const bare = a.q === "q_quantity" && a.counts.length === 0 ? countOf(a.text.replace(/[.!]+$/, "")) : undefined
     let settled = false
     for (const [unit, n] of byUnit) {
-      if (bare !== undefined && unit !== "people" && n.length > 1) {
+      if (bare !== undefined && unit !== "people" && new Set(n.map((c) => c.count)).size > 1) {
         byUnit.set(unit, [{ count: bare, words: [a.words] }])
         settled = true
       }
