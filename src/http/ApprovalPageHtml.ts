@@ -37,9 +37,16 @@ export const stateOf = (
   }
   const superseded = ofLink("proposal.superseded")
   if (superseded?.data.reason === "expired") return { _tag: "Expired" }
-  const open = job.jobRevision === link.jobRevision && job.status === "awaiting_approval"
-    && job.proposal?.proposalHash === link.proposalHash && job.proposal.status === "open"
-  if (open) return now >= Date.parse(link.expiresAt) ? { _tag: "Expired" } : { _tag: "Open" }
+  const expired = now >= Date.parse(link.expiresAt)
+  // The history may not show the newest events yet (an event shows once no commit before it is still
+  // open), while the Job already does: what the Job and the clock say stands in for what is not shown.
+  const current = job.jobRevision === link.jobRevision && job.proposal?.proposalHash === link.proposalHash
+    ? job.proposal.status
+    : undefined
+  if (current === "approved") return { _tag: "Decided", decision: "approve", here: false }
+  if (current === "rejected") return { _tag: "Decided", decision: "reject", here: false }
+  if (current === "expired") return { _tag: "Expired" }
+  if (current === "open" && job.status === "awaiting_approval") return expired ? { _tag: "Expired" } : { _tag: "Open" }
   if (job.status === "cancelled") return { _tag: "Superseded", why: "The request was cancelled." }
   if (job.status === "failed") return { _tag: "Superseded", why: "The request failed before a decision was made." }
   if (job.jobRevision !== link.jobRevision) {
@@ -48,7 +55,8 @@ export const stateOf = (
       why: "The request changed after this link was made, so this proposal no longer applies."
     }
   }
-  return { _tag: "Superseded", why: "This proposal was replaced by another one." }
+  // At its own revision, undecided, a proposal is replaced only when it expires.
+  return expired ? { _tag: "Expired" } : { _tag: "Superseded", why: "This proposal was replaced by another one." }
 }
 
 const money = (value: { readonly amount: string; readonly currency: string }) =>
