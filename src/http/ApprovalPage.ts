@@ -170,6 +170,7 @@ export const ApprovalPageLive = HttpRouter.use((router) =>
           job,
           document: JSON.parse(bytes) as ProposalDocument,
           state: Html.stateOf(link, job, events, now),
+          now,
           after: events.at(-1)?.position ?? 0
         })
       })

@@ -153,9 +153,15 @@ const detailName = (name: string) => {
   return words.charAt(0).toUpperCase() + words.slice(1)
 }
 
-const proposalSection = (document: ProposalDocument, hash: string, proposalPath: string, countdown: boolean) => {
+const proposalSection = (
+  document: ProposalDocument,
+  hash: string,
+  proposalPath: string,
+  countdown: boolean,
+  now: number
+) => {
   const zone = zoneOf(document.constraints)
-  const left = Math.max(0, Date.parse(document.expiresAt) - Date.now())
+  const left = Math.max(0, Date.parse(document.expiresAt) - now)
   const minutes = Math.ceil(left / 60_000)
   const terms = document.terms.cancellable
     ? `Can be cancelled; cancelling costs ${money(document.terms.cancellationFee)}.`
@@ -284,6 +290,8 @@ export interface PageInput {
   /** The proposal the link names, exactly as stored. */
   readonly document: ProposalDocument
   readonly state: LinkState
+  /** The service's time the page was read at (epoch milliseconds), as `state` was decided. */
+  readonly now: number
   /** The position of the Job's last event shown: the live view follows from there. */
   readonly after: number
   /** The page's form token (see `FormToken`). */
@@ -370,7 +378,7 @@ ${follows ? jobSection(job, decidedHere && state._tag === "Decided" && state.dec
 <h2 id="facts-heading">What the service understood</h2>
 ${facts(document)}
 </section>
-${proposalSection(document, link.proposalHash, `/approve/${token}/proposal`, open)}
+${proposalSection(document, link.proposalHash, `/approve/${token}/proposal`, open, input.now)}
 ${open ? decisionForm(token, input.form, document) : ""}
 <footer><p>This page is for the person the link was given to. It expires with the proposal.</p></footer>`
   return layout(

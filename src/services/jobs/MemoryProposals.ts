@@ -17,12 +17,10 @@ export const layerMemory = Layer.effect(Proposals)(Effect.gen(function*() {
         findIn(current, accountId, jobId) === undefined
           ? Effect.fail(JobStore.notFound(jobId))
           : Effect.succeed(Option.fromUndefinedOr(current.proposals.get(jobId)?.get(hash as ProposalHash)))),
-    due: Effect.map(Ref.get(state), (current) => {
-      const now = new Date().toISOString()
-      return Array.from(current.jobs.values()).flatMap(({ record }) => {
+    due: (now) =>
+      Effect.map(Ref.get(state), (current) => Array.from(current.jobs.values()).flatMap(({ record }) => {
         const until = MemoryJobStore.openUntilOf(record)
         return until !== null && until <= now ? [{ accountId: record.accountId, jobId: record.id }] : []
-      })
-    })
+      }))
   })
 }))

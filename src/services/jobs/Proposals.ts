@@ -43,7 +43,10 @@ interface Reads {
     jobId: JobId,
     hash: string
   ) => Effect.Effect<Option.Option<string>, UnknownJob | Unavailable>
-  readonly due: Effect.Effect<ReadonlyArray<{ readonly accountId: AccountId; readonly jobId: JobId }>, Unavailable>
+  /** The Jobs whose open proposal expires at `now` or before, by the service's clock (as `expire` reads it). */
+  readonly due: (
+    now: string
+  ) => Effect.Effect<ReadonlyArray<{ readonly accountId: AccountId; readonly jobId: JobId }>, Unavailable>
 }
 
 export const make = (reads: Reads) =>
@@ -64,7 +67,7 @@ export const make = (reads: Reads) =>
         ),
       expire,
       expireDue: Effect.flatMap(
-        reads.due,
+        Effect.flatMap(JobStore.nowIso, reads.due),
         (due) =>
           Effect.forEach(due, ({ accountId, jobId }) => expire(accountId, jobId)).pipe(
             Effect.map((expired) => expired.filter(Boolean).length)

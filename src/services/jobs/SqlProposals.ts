@@ -33,11 +33,12 @@ export const layer = Layer.effect(Proposals)(Effect.gen(function*() {
           WHERE j.id = ${jobId} AND j.account_id = ${accountId}`
   })
   const selectDue = SqlSchema.findAll({
-    Request: Schema.Void,
+    Request: Schema.String,
     Result: DueRow,
-    execute: () =>
+    execute: (now) =>
       sql`
-      SELECT account_id, id FROM jobs WHERE proposal_expires_at <= now() ORDER BY proposal_expires_at LIMIT 100`
+      SELECT account_id, id FROM jobs WHERE proposal_expires_at <= ${now}::timestamptz
+      ORDER BY proposal_expires_at LIMIT 100`
   })
   return yield* make({
     bytes: (accountId, jobId, hash) =>
@@ -46,6 +47,6 @@ export const layer = Layer.effect(Proposals)(Effect.gen(function*() {
         if (Option.isNone(row)) return yield* Effect.fail(JobStore.notFound(jobId))
         return row.value.bytes === null ? Option.none() : Option.some(fromUtf8.decode(row.value.bytes))
       })),
-    due: guard(selectDue(undefined))
+    due: (now) => guard(selectDue(now))
   })
 }))
