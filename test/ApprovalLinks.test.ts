@@ -1,5 +1,5 @@
 import { assert, describe, layer } from "@effect/vitest"
-import { ConfigProvider, Effect, Exit, Layer, Option, Redacted } from "effect"
+import { Effect, Exit, Layer, Option, Redacted } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import { wire } from "../src/http/WireErrors.ts"
 import type { AccountId, ApiKeyId, Principal } from "../src/schema/ApiKey.ts"
@@ -19,6 +19,7 @@ import * as Migrations from "../src/services/store/Migrations.ts"
 import { publishedEvents } from "./support/JobEvents.ts"
 import { advance, recordInterpretation, stepsLayer } from "./support/JobSteps.ts"
 import * as TestDatabase from "./support/TestDatabase.ts"
+import * as TestTime from "./support/TestTime.ts"
 
 /**
  * One behaviour of approval links (docs/API.md, "Approval links"), held by the in-memory and the SQL
@@ -27,12 +28,10 @@ import * as TestDatabase from "./support/TestDatabase.ts"
  * driven by hand (no runner): an interpretation through the store, planning as the runner's step.
  */
 
-const config = { PROPOSAL_TTL: "2 seconds" }
-
 const memory = stepsLayer().pipe(
   Layer.provideMerge(JobServices.layerMemory),
   Layer.provideMerge(MemorySandbox.layerMemory),
-  Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown(config)))
+  Layer.provideMerge(TestTime.layer)
 )
 
 const sql = stepsLayer().pipe(
@@ -40,7 +39,8 @@ const sql = stepsLayer().pipe(
   Layer.provideMerge(SqlSandbox.layer),
   Layer.provide(Migrations.layer),
   Layer.provideMerge(Database.layer),
-  Layer.provide(TestDatabase.configLayer(config))
+  Layer.provide(TestDatabase.configLayer()),
+  Layer.provideMerge(TestTime.layer)
 )
 
 let counter = 0
@@ -84,7 +84,7 @@ const planned = Effect.gen(function*() {
 const behaviour = <Extra = never>(
   name: string,
   layerUnderTest: Layer.Layer<
-    Jobs.Jobs | JobStore | Steps | ApprovalLinks.ApprovalLinks | Extra,
+    Jobs.Jobs | JobStore | Steps | ApprovalLinks.ApprovalLinks | TestTime.TestTime | Extra,
     unknown
   >,
   /** What the store holds of a link, as text (the SQL layer's row). */
@@ -236,7 +236,7 @@ const behaviour = <Extra = never>(
           code(yield* failure(links.decide(Redacted.value(stale.token), { decision: "approve" }))),
           "revision_mismatch"
         )
-        yield* Effect.sleep(Date.parse(expiring.job.proposal!.document.expiresAt) - Date.now() + 50)
+        yield* TestTime.pass(expiring.job.proposal!.document.expiresAt)
         assert.strictEqual(
           code(yield* failure(links.decide(Redacted.value(token), { decision: "approve" }))),
           "proposal_expired"

@@ -20,6 +20,7 @@ import {
 } from "./support/JobsHttp.ts"
 import type { PreviewServices } from "./support/JobsHttp.ts"
 import * as TestDatabase from "./support/TestDatabase.ts"
+import * as TestTime from "./support/TestTime.ts"
 
 /**
  * Approval links over HTTP (docs/API.md, "Approval links"), on both stores: the API that makes them, in
@@ -458,7 +459,7 @@ const behaviour = <E>(name: string, services: Layer.Layer<PreviewServices, E>) =
         Effect.gen(function*() {
           const { job, key, path, url } = yield* linked()
           const form = formOf(yield* get(url, path))!
-          yield* Effect.sleep(Math.max(0, Date.parse(job.proposal.document.expiresAt) - Date.now()) + 50)
+          yield* TestTime.pass(job.proposal.document.expiresAt)
           const page = yield* get(url, path)
           assert.include(page.body, "This link has expired")
           assert.notInclude(page.body, `name="decision"`)
@@ -486,9 +487,8 @@ const behaviour = <E>(name: string, services: Layer.Layer<PreviewServices, E>) =
   })
 
 describe("approval links over HTTP", () => {
-  const config = { PROPOSAL_TTL: "6 seconds" }
-  behaviour("in memory", servicesTest(undefined, config, undefined, quickTiming))
-  behaviour(`on ${TestDatabase.kind}`, servicesLive(undefined, config, quickTiming))
+  behaviour("in memory", servicesTest(undefined, {}, undefined, quickTiming))
+  behaviour(`on ${TestDatabase.kind}`, servicesLive(undefined, {}, quickTiming))
 })
 
 layer(serverWith(MemoryWaitlist.layerMemory), { excludeTestServices: true })("with the preview off", (it) => {

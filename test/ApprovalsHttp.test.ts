@@ -19,6 +19,7 @@ import {
 } from "./support/JobsHttp.ts"
 import type { PreviewServices } from "./support/JobsHttp.ts"
 import * as TestDatabase from "./support/TestDatabase.ts"
+import * as TestTime from "./support/TestTime.ts"
 
 /**
  * Proposals, approvals, execution, verification and recovery over HTTP, on both stores: every error
@@ -341,8 +342,7 @@ const behaviour = <E>(name: string, services: Layer.Layer<PreviewServices, E>) =
           const url = yield* baseUrl
           const key = yield* newKey()
           const job = yield* proposed(url, key)
-          const expiresAt = Date.parse(job.proposal.document.expiresAt)
-          yield* Effect.sleep(Math.max(0, expiresAt - Date.now()) + 50)
+          yield* TestTime.pass(job.proposal.document.expiresAt)
           // Expired, whether or not the sweep has run yet: a late decision is never taken.
           const late = yield* decide(url, key, job.id, {
             proposalHash: job.proposal.proposalHash,
@@ -351,13 +351,10 @@ const behaviour = <E>(name: string, services: Layer.Layer<PreviewServices, E>) =
           })
           assert.strictEqual(late.status, 409, late.body)
           assert.include(["proposal_expired", "proposal_mismatch", "invalid_state"], JSON.parse(late.body).error)
-          let next = job
-          for (let i = 0; i < 100 && next.proposal?.proposalHash === job.proposal.proposalHash; i++) {
-            yield* Effect.sleep("50 millis")
-            next = JSON.parse((yield* call(url, { path: `/v1/jobs/${job.id}`, key })).body)
-          }
+          // The runner's sweep supersedes it and the Job plans again.
+          yield* untilEvent(url, key, job.id, "proposal.superseded")
+          const next = yield* settled(url, key, job.id)
           assert.notStrictEqual(next.proposal.proposalHash, job.proposal.proposalHash)
-          yield* settled(url, key, job.id)
           const superseded = (yield* eventsOf(url, key, job.id)).find((event) => event.type === "proposal.superseded")
           assert.deepStrictEqual(
             [superseded?.data.proposalHash, superseded?.data.reason],
@@ -562,10 +559,7 @@ const behaviour = <E>(name: string, services: Layer.Layer<PreviewServices, E>) =
           yield* untilEvent(url, key, job.id, "recovery.step:compensate")
           const ledger = yield* ledgerOf(job.id)
           assert.deepStrictEqual(ledger.map((entry) => entry.state), ["compensated"])
-          // Slow calls outlast a short PROPOSAL_TTL: decide on the proposal the Job has now.
-          const current = yield* settled(url, key, job.id)
-          assert.strictEqual(current.jobRevision, 2)
-          yield* approve(url, key, current)
+          yield* approve(url, key, next)
           const done = yield* settled(url, key, job.id)
           assert.strictEqual(done.status, "completed")
           assert.strictEqual(done.jobRevision, 2)
@@ -576,7 +570,6 @@ const behaviour = <E>(name: string, services: Layer.Layer<PreviewServices, E>) =
   })
 
 describe("proposals and approvals over HTTP", () => {
-  const config = { PROPOSAL_TTL: "5 seconds" }
-  behaviour("in memory", servicesTest(undefined, config, undefined, quickTiming))
-  behaviour(`on ${TestDatabase.kind}`, servicesLive(undefined, config, quickTiming))
+  behaviour("in memory", servicesTest(undefined, {}, undefined, quickTiming))
+  behaviour(`on ${TestDatabase.kind}`, servicesLive(undefined, {}, quickTiming))
 })

@@ -12,6 +12,7 @@ import type { PreviewServices } from "./support/JobsHttp.ts"
 import { call, newIdempotencyKey, newKey, previewServerWith, servicesLive, servicesTest } from "./support/JobsHttp.ts"
 import * as TcpProxy from "./support/TcpProxy.ts"
 import * as TestDatabase from "./support/TestDatabase.ts"
+import * as WallClock from "./support/WallClock.ts"
 
 /**
  * Reading events over HTTP (docs/API.md, "Events and views"): JSON pages and Server-Sent Events for one
@@ -116,7 +117,7 @@ const behaviour = <E>(name: string, services: Layer.Layer<PreviewServices, E>) =
           key,
           until: (text) =>
             parseEvents(text).some((event) => event.event === "work.invalidated") && /\n:\n\n/.test(text),
-          timeoutMs: 10_000
+          timeoutMs: WallClock.patience(10_000)
         }).pipe(Effect.forkChild)
         yield* Effect.sleep("300 millis")
         yield* revise(api, job.id, "live")

@@ -26,6 +26,7 @@ import * as Migrations from "../src/services/store/Migrations.ts"
 import { publishedEvents, publishedPage } from "./support/JobEvents.ts"
 import { advance, claim, interpretationInput, recordInterpretation, stepsLayer } from "./support/JobSteps.ts"
 import * as TestDatabase from "./support/TestDatabase.ts"
+import * as TestTime from "./support/TestTime.ts"
 
 /**
  * One behaviour of the Job API's stores (Jobs and their decisions, Proposals, the sandbox, Idempotency), held by the
@@ -33,21 +34,30 @@ import * as TestDatabase from "./support/TestDatabase.ts"
  * interpretation and a claim through the store, planning as the runner's step, so every step is the test's.
  */
 
-const config = { IDEMPOTENCY_CLAIM_TTL: "1 second", IDEMPOTENCY_RETENTION: "3 seconds", PROPOSAL_TTL: "1 second" }
+/**
+ * The service's own TTLs, under which nothing lapses however slow the machine: a test of a proposal's
+ * expiry moves the time on (`TestTime`). Idempotency's lapses are measured by the database's clock, so
+ * their tests have short TTLs of their own, and wait them out.
+ */
+const stores = (config: Record<string, string> = {}) =>
+  stepsLayer().pipe(
+    Layer.provideMerge(JobServices.layerMemory),
+    Layer.provideMerge(MemorySandbox.layerMemory),
+    Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown(config))),
+    Layer.provideMerge(TestTime.layer)
+  )
 
-const stores = stepsLayer().pipe(
-  Layer.provideMerge(JobServices.layerMemory),
-  Layer.provideMerge(MemorySandbox.layerMemory),
-  Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown(config)))
-)
+const storesLive = (config: Record<string, string> = {}) =>
+  stepsLayer().pipe(
+    Layer.provideMerge(JobServices.layer),
+    Layer.provideMerge(SqlSandbox.layer),
+    Layer.provide(Migrations.layer),
+    Layer.provideMerge(Database.layer),
+    Layer.provide(TestDatabase.configLayer(config)),
+    Layer.provideMerge(TestTime.layer)
+  )
 
-const storesLive = stepsLayer().pipe(
-  Layer.provideMerge(JobServices.layer),
-  Layer.provideMerge(SqlSandbox.layer),
-  Layer.provide(Migrations.layer),
-  Layer.provideMerge(Database.layer),
-  Layer.provide(TestDatabase.configLayer(config))
-)
+const shortLived = { IDEMPOTENCY_CLAIM_TTL: "1 second", IDEMPOTENCY_RETENTION: "3 seconds" }
 
 let counter = 0
 const account = () => `acct_test_${process.pid}_${++counter}` as AccountId
@@ -98,7 +108,8 @@ const behaviour = (
     | Providers
     | Sandbox.SandboxLedger
     | Idempotency.Idempotency
-    | RunQueue.RunQueue,
+    | RunQueue.RunQueue
+    | TestTime.TestTime,
     unknown
   >
 ) =>
@@ -353,38 +364,6 @@ const behaviour = (
           assert.instanceOf(failed, Unavailable)
           assert.strictEqual((yield* idempotency.claim(owner, "k", "fp"))._tag, "Claimed")
         }))
-
-      it.effect("lets a claim lapse after its TTL, and refuses to complete a claim another request took over", () =>
-        Effect.gen(function*() {
-          const idempotency = yield* Idempotency.Idempotency
-          const owner = account()
-          const first = yield* idempotency.claim(owner, "k", "fp")
-          yield* Effect.sleep("1200 millis")
-          const second = yield* idempotency.claim(owner, "k", "fp")
-          assert.strictEqual(second._tag, "Claimed")
-          if (first._tag !== "Claimed" || second._tag !== "Claimed") return
-          assert.notStrictEqual(first.claim.token, second.claim.token)
-          let ran = false
-          const late = yield* failure(idempotency.complete(first.claim, Effect.sync(() => (ran = true, answer))))
-          assert.strictEqual(code(late), "idempotency_key_in_use")
-          assert.isFalse(ran)
-          yield* idempotency.complete(second.claim, Effect.succeed(answer))
-          assert.strictEqual((yield* idempotency.claim(owner, "k", "fp"))._tag, "Replay")
-        }))
-
-      it.effect("prunes keys past their retention; a pruned key is new again", () =>
-        Effect.gen(function*() {
-          const idempotency = yield* Idempotency.Idempotency
-          const owner = account()
-          const claimed = yield* idempotency.claim(owner, "old", "fp")
-          if (claimed._tag !== "Claimed") return assert.fail("not claimed")
-          yield* idempotency.complete(claimed.claim, Effect.succeed(answer))
-          assert.strictEqual(yield* idempotency.prune.pipe(Effect.map((n) => n >= 0)), true)
-          assert.strictEqual((yield* idempotency.claim(owner, "old", "fp"))._tag, "Replay")
-          yield* Effect.sleep("3200 millis")
-          assert.isAtLeast(yield* idempotency.prune, 1)
-          assert.strictEqual((yield* idempotency.claim(owner, "old", "other"))._tag, "Claimed")
-        }))
     })
 
     describe("Proposals and Approvals", () => {
@@ -485,7 +464,7 @@ const behaviour = (
             keyId: "key_test" as ApiKeyId,
             scopes: new Set(["approvals:write"] as const)
           }
-          yield* Effect.sleep("1100 millis")
+          yield* TestTime.pass(job.proposal!.document.expiresAt)
           const late = yield* failure(jobs.decide(principal, job.id, {
             proposalHash: job.proposal!.proposalHash,
             jobRevision: 1,
@@ -542,7 +521,7 @@ const behaviour = (
  * read it can never be overtaken by an older one.
  */
 describe.skipIf(TestDatabase.kind !== "PostgreSQL")("Job events on PostgreSQL (needs TEST_DATABASE_URL)", () => {
-  layer(storesLive, { timeout: "60 seconds", excludeTestServices: true })("publication", (it) => {
+  layer(storesLive(), { timeout: "60 seconds", excludeTestServices: true })("publication", (it) => {
     it.effect("holds back a committed event while an older transaction is open", () =>
       Effect.gen(function*() {
         const jobs = yield* Jobs.Jobs
@@ -571,6 +550,49 @@ describe.skipIf(TestDatabase.kind !== "PostgreSQL")("Job events on PostgreSQL (n
 })
 
 describe("Job API stores", () => {
-  behaviour("in memory", stores)
-  behaviour(`on ${TestDatabase.kind}`, storesLive)
+  behaviour("in memory", stores())
+  behaviour(`on ${TestDatabase.kind}`, storesLive())
+})
+
+/** Idempotency's TTLs (1 s to complete a claim, 3 s kept), waited out: on PostgreSQL the database's clock measures them. */
+const lapses = (name: string, layerUnderTest: Layer.Layer<Idempotency.Idempotency, unknown>) =>
+  layer(layerUnderTest, { timeout: "60 seconds", excludeTestServices: true })(name, (it) => {
+    const answer = { status: 201, headers: { location: "/v1/jobs/x" }, body: `{"id":"x"}` }
+
+    it.effect("lets a claim lapse after its TTL, and refuses to complete a claim another request took over", () =>
+      Effect.gen(function*() {
+        const idempotency = yield* Idempotency.Idempotency
+        const owner = account()
+        const first = yield* idempotency.claim(owner, "k", "fp")
+        yield* Effect.sleep("1200 millis")
+        const second = yield* idempotency.claim(owner, "k", "fp")
+        assert.strictEqual(second._tag, "Claimed")
+        if (first._tag !== "Claimed" || second._tag !== "Claimed") return
+        assert.notStrictEqual(first.claim.token, second.claim.token)
+        let ran = false
+        const late = yield* failure(idempotency.complete(first.claim, Effect.sync(() => (ran = true, answer))))
+        assert.strictEqual(code(late), "idempotency_key_in_use")
+        assert.isFalse(ran)
+        yield* idempotency.complete(second.claim, Effect.succeed(answer))
+        assert.strictEqual((yield* idempotency.claim(owner, "k", "fp"))._tag, "Replay")
+      }))
+
+    it.effect("prunes keys past their retention; a pruned key is new again", () =>
+      Effect.gen(function*() {
+        const idempotency = yield* Idempotency.Idempotency
+        const owner = account()
+        const claimed = yield* idempotency.claim(owner, "old", "fp")
+        if (claimed._tag !== "Claimed") return assert.fail("not claimed")
+        yield* idempotency.complete(claimed.claim, Effect.succeed(answer))
+        assert.strictEqual(yield* idempotency.prune.pipe(Effect.map((n) => n >= 0)), true)
+        assert.strictEqual((yield* idempotency.claim(owner, "old", "fp"))._tag, "Replay")
+        yield* Effect.sleep("3200 millis")
+        assert.isAtLeast(yield* idempotency.prune, 1)
+        assert.strictEqual((yield* idempotency.claim(owner, "old", "other"))._tag, "Claimed")
+      }))
+  })
+
+describe("Idempotency's lapses", () => {
+  lapses("in memory", stores(shortLived))
+  lapses(`on ${TestDatabase.kind}`, storesLive(shortLived))
 })

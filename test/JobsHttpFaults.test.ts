@@ -13,6 +13,7 @@ import * as JobRunner from "../src/services/jobs/runner/JobRunner.ts"
 import * as MemorySandbox from "../src/services/providers/MemorySandbox.ts"
 import { baseUrl } from "./support/Http.ts"
 import { call, createJob, expectError, newIdempotencyKey, newKey, previewServerWith } from "./support/JobsHttp.ts"
+import * as TestTime from "./support/TestTime.ts"
 
 /** The in-memory Jobs, except that a create fails as a failing database does, once, then dies once, then works. */
 const flakyJobs = Layer.effect(Jobs.Jobs)(Effect.gen(function*() {
@@ -51,7 +52,8 @@ const flakyServices = JobRunner.layer().pipe(
   Layer.provideMerge(JobServices.layerMemory),
   Layer.provideMerge(MemorySandbox.layerMemory),
   Layer.provide(Interpreter.layerScripted()),
-  Layer.provide(JobRunner.engineTest)
+  Layer.provide(JobRunner.engineTest),
+  Layer.provideMerge(TestTime.layer)
 )
 
 layer(previewServerWith(flakyServices), { excludeTestServices: true })("the Job API when its store fails", (it) => {

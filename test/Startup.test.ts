@@ -11,6 +11,7 @@ import { DatabaseConfig } from "../src/services/store/Database.ts"
 import * as Migrations from "../src/services/store/Migrations.ts"
 import { send } from "./support/Http.ts"
 import * as TestDatabase from "./support/TestDatabase.ts"
+import * as WallClock from "./support/WallClock.ts"
 
 it.live("a request that arrives before the routes are attached waits for them", () =>
   Effect.gen(function*() {
@@ -23,7 +24,7 @@ it.live("a request that arrives before the routes are attached waits for them", 
     )
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
     const early = yield* Effect.forkChild(
-      send(url, { method: "GET", path: "/early" }).pipe(Effect.timeout("5 seconds"))
+      send(url, { method: "GET", path: "/early" }).pipe(Effect.timeout(WallClock.patience(5_000)))
     )
     yield* Effect.sleep("200 millis")
     server.on("request", (request, response) => response.end(`late handler saw ${request.url}`))

@@ -6,6 +6,7 @@ import type { JobEvent } from "../../src/schema/JobEvent.ts"
 import type { JobId } from "../../src/schema/JobRef.ts"
 import { baseUrl } from "./Http.ts"
 import { newIdempotencyKey } from "./JobsHttp.ts"
+import * as WallClock from "./WallClock.ts"
 
 export interface SseRead {
   readonly status: number
@@ -15,7 +16,8 @@ export interface SseRead {
 
 /**
  * Opens `path` as an event stream (`Accept: text/event-stream`) and reads its text until `until` holds
- * of what arrived (or the answer ends, or `timeoutMs` passes); then closes the connection.
+ * of what arrived (or the answer ends, or `timeoutMs` passes: a liveness guard, `WallClock.patience`);
+ * then closes the connection.
  */
 export const readEventStream = (
   url: string,
@@ -46,7 +48,7 @@ export const readEventStream = (
       res.on("end", done)
       res.on("error", done)
     })
-    const timer = setTimeout(() => req.destroy(new Error("timed out")), options.timeoutMs ?? 5000)
+    const timer = setTimeout(() => req.destroy(new Error("timed out")), options.timeoutMs ?? WallClock.patience(5_000))
     req.on("error", (error) => resume(Effect.succeed({ status: 0, headers: {}, text: `${text}\n# ${error.message}` })))
     req.end()
     return Effect.sync(() => {

@@ -19,12 +19,14 @@ import * as MemoryWaitlist from "../../src/services/waitlist/MemoryWaitlist.ts"
 import { send } from "./Http.ts"
 import type { RawResponse } from "./Http.ts"
 import * as TestDatabase from "./TestDatabase.ts"
+import * as TestTime from "./TestTime.ts"
 
 /**
  * What the Job API's HTTP layer and its tests reach: the Job services both compositions give (not the
- * in-memory store's own state), and the provider.
+ * in-memory store's own state), the provider, and the time they all read (`TestTime`, moved on by a test
+ * of an expiry instead of waited for).
  */
-export type PreviewServices = JobServices.Services | Providers | SandboxLedger
+export type PreviewServices = JobServices.Services | Providers | SandboxLedger | TestTime.TestTime
 
 /** The service's waits, but a sweep every second, so that a test finds a lost start soon. */
 /** The runner's waits (`Timing`) and the sandbox's `sandbox:slow` calls (`SlowCall`), as a test sets them. */
@@ -60,7 +62,7 @@ const configured = (config: Record<string, string>) => <A, E, R>(services: Layer
 
 /**
  * The Job API's services in memory (`JobServices.layerMemory`), with the runner on the in-memory engine
- * over `interpreter` and `providers` (the sandbox unless given), configured by `config`.
+ * over `interpreter` and `providers` (the sandbox unless given), configured by `config`, on `TestTime`.
  */
 export const servicesTest = (
   interpreter: Layer.Layer<Interpreter.Interpreter> = Interpreter.layerScripted(),
@@ -73,10 +75,14 @@ export const servicesTest = (
     Layer.provideMerge(providers),
     Layer.provide(interpreter),
     Layer.provideMerge(JobRunner.engineTest),
-    configured(config)
+    configured(config),
+    Layer.provideMerge(TestTime.layer)
   )
 
-/** The same services on PostgreSQL (or PGlite, `JobServices.layer`), over a store of their own, configured by `config`. */
+/**
+ * The same services on PostgreSQL (or PGlite, `JobServices.layer`), over a store of their own, configured
+ * by `config`, on `TestTime`.
+ */
 export const servicesLive = (
   interpreter: Layer.Layer<Interpreter.Interpreter> = Interpreter.layerScripted(),
   config: Record<string, string> = {},
@@ -89,7 +95,8 @@ export const servicesLive = (
     Layer.provideMerge(JobRunner.engine),
     Layer.provide(Migrations.layer),
     Layer.provideMerge(Database.layer),
-    Layer.provide(TestDatabase.configLayer(config))
+    Layer.provide(TestDatabase.configLayer(config)),
+    Layer.provideMerge(TestTime.layer)
   )
 
 /** The real HTTP stack with the Job API preview on an ephemeral port, over the given Job services. */
