@@ -1,9 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
+import { stateOf } from "../src/http/ApprovalPageHtml.ts"
+import type { LinkState } from "../src/http/ApprovalPageHtml.ts"
 import type { Job } from "../src/schema/Job.ts"
 import type { JobEvent } from "../src/schema/JobEvent.ts"
 import type { ProposalHash, ProposalStatus } from "../src/schema/Proposal.ts"
-import { stateOf } from "../src/http/ApprovalPageHtml.ts"
-import type { LinkState } from "../src/http/ApprovalPageHtml.ts"
 import type { StoredLink } from "../src/services/jobs/ApprovalLinks.ts"
 
 /**

@@ -18,9 +18,10 @@ export const layerMemory = Layer.effect(Proposals)(Effect.gen(function*() {
           ? Effect.fail(JobStore.notFound(jobId))
           : Effect.succeed(Option.fromUndefinedOr(current.proposals.get(jobId)?.get(hash as ProposalHash)))),
     due: (now) =>
-      Effect.map(Ref.get(state), (current) => Array.from(current.jobs.values()).flatMap(({ record }) => {
-        const until = MemoryJobStore.openUntilOf(record)
-        return until !== null && until <= now ? [{ accountId: record.accountId, jobId: record.id }] : []
-      }))
+      Effect.map(Ref.get(state), (current) =>
+        Array.from(current.jobs.values()).flatMap(({ record }) => {
+          const until = MemoryJobStore.openUntilOf(record)
+          return until !== null && until <= now ? [{ accountId: record.accountId, jobId: record.id }] : []
+        }))
   })
 }))
