@@ -4,7 +4,8 @@
 // Layers, low to high (a module may import from its own layer or a lower one):
 //   src/schema                                                  the leaf: plain data and schemas
 //   src/services/store                                          the database
-//   src/services/{access,events,interpreter,providers,waitlist} the domain services
+//   src/services/text                                           how text reads: words, places, canonical JSON
+//   src/services/{access,interpreter,providers,waitlist}        the domain services
 //   src/services/jobs                                           the Job service, built on the ones above
 //   src/http                                                    the HTTP server
 //   entry points: src/*.ts, src/cli, src/client, src/conformance

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
-import { canonicalJson } from "../src/schema/Json.ts"
+import { canonicalJson } from "../src/services/text/CanonicalJson.ts"
 
 /** The one canonical JSON (RFC 8785) that proposal hashes, constraint names and fingerprints are taken of. */
 

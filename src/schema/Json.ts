@@ -1,4 +1,3 @@
-import canonicalize from "canonicalize"
 import * as Result from "effect/Result"
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
@@ -42,9 +41,3 @@ export const unrepresentable = (value: unknown, at = "the body"): string | undef
   }
   return undefined
 }
-
-/**
- * The RFC 8785 (JCS) canonical JSON text of a value: equal values have equal text, whatever the order
- * of their members. Proposal hashes and idempotency fingerprints name these exact bytes.
- */
-export const canonicalJson = (value: unknown): string => canonicalize(value)!

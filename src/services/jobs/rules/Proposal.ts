@@ -1,12 +1,12 @@
 import * as Schema from "effect/Schema"
 import { questionId } from "../../../schema/Constraint.ts"
 import type { JobStatus } from "../../../schema/Job.ts"
-import { canonicalJson } from "../../../schema/Json.ts"
 import { atMost, isZero } from "../../../schema/Money.ts"
 import type { ProposalHash } from "../../../schema/Proposal.ts"
 import { ProposalDocument } from "../../../schema/Proposal.ts"
 import type { Quote } from "../../providers/Provider.ts"
 import { sha256Hex } from "../../Sha256.ts"
+import { canonicalJson } from "../../text/CanonicalJson.ts"
 import type { Change, JobRecord, RunRef } from "./JobRecord.ts"
 import { at, isCurrent, noChange, step } from "./JobRecord.ts"
 

@@ -12,9 +12,9 @@ import type {
   JobStatus
 } from "../../../schema/Job.ts"
 import { isTerminal } from "../../../schema/Job.ts"
-import { canonicalJson } from "../../../schema/Json.ts"
 import type { JobProposal } from "../../../schema/Proposal.ts"
 import type { Interpretation, InterpretedConstraint, InterpretInput } from "../../interpreter/Interpretation.ts"
+import { canonicalJson } from "../../text/CanonicalJson.ts"
 import { RejectedInput, StaleRevision, WrongState } from "./JobErrors.ts"
 
 import type { Change, JobRecord, NewEvent, ProposalState, RunRef } from "./JobRecord.ts"
