@@ -3,10 +3,11 @@ import * as Data from "effect/Data"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
-import { createHash, randomBytes } from "node:crypto"
+import { randomBytes } from "node:crypto"
 import type { AccountId, ApiKeyId, Principal, Scope } from "../../schema/ApiKey.ts"
 import { keyPrefix, scopes as allScopes } from "../../schema/ApiKey.ts"
 import type { Unavailable } from "../../schema/Errors.ts"
+import { sha256 } from "../text/Sha256.ts"
 
 /** A key as it is issued: the only time its text exists outside the caller's hands. */
 export interface IssuedKey {
@@ -49,7 +50,7 @@ export class ApiKeys extends Context.Service<ApiKeys, {
 
 export const newKey = () => `${keyPrefix}${randomBytes(32).toString("base64url")}`
 export const newId = (prefix: string) => `${prefix}_${randomBytes(8).toString("hex")}`
-export const hash = (key: string): Uint8Array => createHash("sha256").update(key, "utf8").digest()
+export const hash = sha256
 
 /** Scopes in their canonical order, without repeats. */
 export const normalise = (scopes: ReadonlyArray<Scope>): ReadonlyArray<Scope> =>
