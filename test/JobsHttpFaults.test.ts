@@ -3,7 +3,7 @@
  * a retry with the same Idempotency-Key runs the operation.
  */
 import { assert, layer } from "@effect/vitest"
-import { Effect, Layer, Redacted } from "effect"
+import { Cause, Effect, Layer, Redacted } from "effect"
 import { Unavailable } from "../src/schema/Errors.ts"
 import * as ApiKeys from "../src/services/access/ApiKeys.ts"
 import * as Interpreter from "../src/services/interpreter/Interpreter.ts"
@@ -13,6 +13,7 @@ import * as JobRunner from "../src/services/jobs/runner/JobRunner.ts"
 import * as MemorySandbox from "../src/services/providers/MemorySandbox.ts"
 import { baseUrl } from "./support/Http.ts"
 import { call, createJob, expectError, newIdempotencyKey, newKey, previewServerWith } from "./support/JobsHttp.ts"
+import * as Logs from "./support/Logs.ts"
 import * as TestTime from "./support/TestTime.ts"
 
 /** The in-memory Jobs, except that a create fails as a failing database does, once, then dies once, then works. */
@@ -56,29 +57,39 @@ const flakyServices = JobRunner.layer().pipe(
   Layer.provideMerge(TestTime.layer)
 )
 
-layer(previewServerWith(flakyServices), { excludeTestServices: true })("the Job API when its store fails", (it) => {
-  it.effect("answers 503 unavailable with Retry-After, stores nothing, and a retry runs the operation", () =>
-    Effect.gen(function*() {
-      const url = yield* baseUrl
-      const key = yield* newKey()
-      const idempotencyKey = newIdempotencyKey()
-      const failed = yield* createJob(url, key, undefined, idempotencyKey)
-      expectError(failed, 503, "unavailable")
-      assert.strictEqual(failed.headers["retry-after"], "5")
-      const died = yield* createJob(url, key, undefined, idempotencyKey)
-      expectError(died, 503, "unavailable")
-      const created = yield* createJob(url, key, undefined, idempotencyKey)
-      assert.strictEqual(created.status, 201)
-      assert.strictEqual(created.headers["idempotent-replayed"], undefined)
-    }))
+/** What the service logs: a defect is logged with the endpoint it broke. */
+const logs = Logs.collect()
 
-  it.effect("answers 503 unavailable, never 500, when keys cannot be checked", () =>
-    Effect.gen(function*() {
-      const url = yield* baseUrl
-      for (const key of [failingKey, dyingKey]) {
-        const answer = yield* call(url, { path: "/v1/jobs", key })
-        expectError(answer, 503, "unavailable")
-        assert.strictEqual(answer.headers["retry-after"], "5")
-      }
-    }))
-})
+layer(previewServerWith(flakyServices).pipe(Layer.provide(logs.layer)), { excludeTestServices: true })(
+  "the Job API when its store fails",
+  (it) => {
+    it.effect("answers 503 unavailable with Retry-After, stores nothing, and a retry runs the operation", () =>
+      Effect.gen(function*() {
+        const url = yield* baseUrl
+        const key = yield* newKey()
+        const idempotencyKey = newIdempotencyKey()
+        const failed = yield* createJob(url, key, undefined, idempotencyKey)
+        expectError(failed, 503, "unavailable")
+        assert.strictEqual(failed.headers["retry-after"], "5")
+        const logged = logs.entries.length
+        const died = yield* createJob(url, key, undefined, idempotencyKey)
+        expectError(died, 503, "unavailable")
+        const [defect] = logs.entries.slice(logged).filter((entry) => entry.level === "Error")
+        assert.strictEqual(defect?.message, "createJob failed")
+        assert.include(String(Cause.squash(defect.cause)), "a bug")
+        const created = yield* createJob(url, key, undefined, idempotencyKey)
+        assert.strictEqual(created.status, 201)
+        assert.strictEqual(created.headers["idempotent-replayed"], undefined)
+      }))
+
+    it.effect("answers 503 unavailable, never 500, when keys cannot be checked", () =>
+      Effect.gen(function*() {
+        const url = yield* baseUrl
+        for (const key of [failingKey, dyingKey]) {
+          const answer = yield* call(url, { path: "/v1/jobs", key })
+          expectError(answer, 503, "unavailable")
+          assert.strictEqual(answer.headers["retry-after"], "5")
+        }
+      }))
+  }
+)

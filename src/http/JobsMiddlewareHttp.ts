@@ -63,7 +63,7 @@ const safeDecode = (text: string) => {
 
 export const GuardedLive = Layer.succeed(Guarded)((httpEffect, { endpoint }) =>
   Effect.catchDefect(httpEffect, (defect) =>
-    Effect.logError(`${endpoint.name} failed`, Cause.die(defect)).pipe(
+    Effect.logError(`${endpoint.identifier} failed`, Cause.die(defect)).pipe(
       Effect.andThen(Effect.fail(new Unavailable({ retryAfter: storeRetryAfter })))
     ))
 )
