@@ -3,13 +3,14 @@ import * as MemoryApiKeys from "../access/MemoryApiKeys.ts"
 import * as MemoryIdempotency from "../access/MemoryIdempotency.ts"
 import * as SqlApiKeys from "../access/SqlApiKeys.ts"
 import * as SqlIdempotency from "../access/SqlIdempotency.ts"
-import * as ApprovalLinks from "./ApprovalLinks.ts"
 import * as EventFeed from "./EventFeed.ts"
 import * as EventSignal from "./EventSignal.ts"
+import * as MemoryApprovalLinks from "./MemoryApprovalLinks.ts"
 import * as MemoryJobs from "./MemoryJobs.ts"
 import * as MemoryJobStore from "./MemoryJobStore.ts"
 import * as MemoryProposals from "./MemoryProposals.ts"
 import * as RunQueue from "./runner/RunQueue.ts"
+import * as SqlApprovalLinks from "./SqlApprovalLinks.ts"
 import * as SqlJobs from "./SqlJobs.ts"
 import * as SqlJobStore from "./SqlJobStore.ts"
 import * as SqlProposals from "./SqlProposals.ts"
@@ -25,7 +26,7 @@ import * as SqlProposals from "./SqlProposals.ts"
 /** On the SQL store (PostgreSQL, or the embedded PGlite): what the service, its stream process and the store's tests run. */
 export const layer = EventFeed.layer.pipe(
   Layer.provideMerge(
-    Layer.mergeAll(SqlJobs.layer, SqlProposals.layer, ApprovalLinks.layer, SqlIdempotency.layer, SqlApiKeys.layer)
+    Layer.mergeAll(SqlJobs.layer, SqlProposals.layer, SqlApprovalLinks.layer, SqlIdempotency.layer, SqlApiKeys.layer)
   ),
   Layer.provideMerge(SqlJobStore.layer),
   Layer.provideMerge(Layer.merge(RunQueue.layer, EventSignal.layer))
@@ -37,7 +38,7 @@ export const layerMemory = EventFeed.layer.pipe(
     Layer.mergeAll(
       MemoryJobs.layerMemory,
       MemoryProposals.layerMemory,
-      ApprovalLinks.layerMemory,
+      MemoryApprovalLinks.layerMemory,
       MemoryIdempotency.layerMemory,
       MemoryApiKeys.layerMemory
     )

@@ -86,7 +86,7 @@ const isStoreFailure = (error: unknown): error is { readonly message: string } =
  * How a read of rows (`SqlSchema`) fails when the store holds what this code does not read: a row that
  * does not decode, or none from a statement that always answers one.
  */
-type Unreadable = Schema.SchemaError | Cause.NoSuchElementError
+export type Unreadable = Schema.SchemaError | Cause.NoSuchElementError
 
 const isUnreadable = (error: unknown): error is Unreadable =>
   Schema.isSchemaError(error) || Cause.isNoSuchElementError(error)
