@@ -216,12 +216,15 @@ export const getProposal = HttpApiEndpoint.get("getProposal", "/v1/jobs/:id/prop
     + "or approvals:write."
 })).annotate(RequiredScope, ["jobs:read", "approvals:write"]).middleware(RequestDecoding)
 
+/** A decision's refusals, in the order they are checked: for an approval, and for a link to make one. */
+const decisionErrors = [NotFound, InvalidState, RevisionMismatch, ProposalMismatch, ProposalExpired] as const
+
 export const createApproval = HttpApiEndpoint.post("createApproval", "/v1/jobs/:id/approvals", {
   params: idParams,
   headers: idempotencyHeader,
   payload: ApprovalRequest,
   success: Approval.pipe(HttpApiSchema.status(201)),
-  error: [NotFound, InvalidState, RevisionMismatch, ProposalMismatch, ProposalExpired]
+  error: decisionErrors
 }).annotateMerge(OpenApi.annotations({
   summary: "Approve or reject the Job's open proposal",
   description: "Bound to one proposalHash and the Job's current jobRevision; recorded once. Checked in this "
@@ -235,7 +238,7 @@ export const createApprovalLink = HttpApiEndpoint.post("createApprovalLink", "/v
   headers: idempotencyHeader,
   payload: ApprovalLinkRequest,
   success: ApprovalLink.pipe(HttpApiSchema.status(201)),
-  error: [NotFound, InvalidState, RevisionMismatch, ProposalMismatch, ProposalExpired]
+  error: decisionErrors
 }).annotateMerge(OpenApi.annotations({
   summary: "A link a person opens to approve or reject the Job's open proposal",
   description: "For a client that should not hold the person's authority: `url` is a page where the person "
