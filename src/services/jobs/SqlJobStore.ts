@@ -1,3 +1,4 @@
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -204,16 +205,19 @@ export const layer = Layer.effect(JobStore)(Effect.gen(function*() {
   /** The first position no reader may publish yet: every event before it is committed, for good. */
   const horizon = sql`(pg_snapshot_xmin(pg_current_snapshot())::text::bigint * ${eventsPerTransaction})`
 
-  /** Deletes one batch of events past retention, in a statement of its own; answers how many. */
+  /**
+   * Deletes one batch of events that occurred before `cutoff`, in a statement of its own; answers how
+   * many. The cutoff is the service's clock less the retention: the clock that wrote `occurred_at`.
+   */
   const deleteBatch = SqlSchema.findOne({
-    Request: Schema.Void,
+    Request: Schema.Date,
     Result: Schema.Struct({ pruned: Schema.Int }),
-    execute: () =>
+    execute: (cutoff) =>
       sql`
     WITH gone AS (
       DELETE FROM job_events WHERE position IN (
         SELECT position FROM job_events
-        WHERE occurred_at < now() - ${retentionMillis}::double precision * interval '1 millisecond'
+        WHERE occurred_at < ${cutoff}
           AND position < ${horizon}
         ORDER BY occurred_at LIMIT ${pruneBatchSize}
       )
@@ -226,13 +230,14 @@ export const layer = Layer.effect(JobStore)(Effect.gen(function*() {
     )
     SELECT count(*)::int AS pruned FROM gone`
   })
-  const pruneBatch = Effect.map(deleteBatch(undefined), (row) => row.pruned)
+  const pruneBatch = (cutoff: Date) => Effect.map(deleteBatch(cutoff), (row) => row.pruned)
 
   // In small batches, each a short transaction: a long one would hold publication back for every account.
   const pruneEvents = Effect.gen(function*() {
+    const cutoff = new Date((yield* Clock.currentTimeMillis) - retentionMillis)
     let total = 0
     while (true) {
-      const pruned = yield* guard(pruneBatch)
+      const pruned = yield* guard(pruneBatch(cutoff))
       total += pruned
       if (pruned < pruneBatchSize) return total
     }
