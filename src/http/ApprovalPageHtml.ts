@@ -153,6 +153,12 @@ const detailName = (name: string) => {
   return words.charAt(0).toUpperCase() + words.slice(1)
 }
 
+/** The offer's terms as a sentence; a fee of zero, however it is written, is not one to mention. */
+export const termsText = (terms: ProposalDocument["terms"]) =>
+  terms.cancellable
+    ? `Can be cancelled; cancelling costs ${money(terms.cancellationFee)}.`
+    : `Cannot be cancelled${isZero(terms.cancellationFee) ? "" : `; cancelling costs ${money(terms.cancellationFee)}`}.`
+
 const proposalSection = (
   document: ProposalDocument,
   hash: string,
@@ -163,13 +169,7 @@ const proposalSection = (
   const zone = zoneOf(document.constraints)
   const left = Math.max(0, Date.parse(document.expiresAt) - now)
   const minutes = Math.ceil(left / 60_000)
-  const terms = document.terms.cancellable
-    ? `Can be cancelled; cancelling costs ${money(document.terms.cancellationFee)}.`
-    : `Cannot be cancelled${
-      isZero(document.terms.cancellationFee)
-        ? ""
-        : `; cancelling costs ${money(document.terms.cancellationFee)}`
-    }.`
+  const terms = termsText(document.terms)
   return `<section aria-labelledby="proposal-heading">
 <h2 id="proposal-heading">The proposal</h2>
 <dl>
