@@ -81,7 +81,7 @@ module.exports = {
     {
       name: "text-is-a-leaf",
       comment:
-        "src/services/text (how words and place names read) is below the interpreter and the providers that both read it: it imports no other service.",
+        "src/services/text (how words and place names read, canonical JSON, SHA-256) is below every service that reads or writes text: it imports no other service.",
       severity: "error",
       from: { path: "^src/services/text/" },
       to: { path: "^src/services/[^/]+/", pathNot: "^src/services/text/" }
