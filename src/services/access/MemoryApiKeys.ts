@@ -55,7 +55,7 @@ export const layerMemory = Layer.effect(ApiKeys)(Effect.gen(function*() {
       })
       return revoked === undefined ? yield* Effect.fail(keyNotFound(id)) : revoked
     }),
-    authenticate: Effect.fn("ApiKeys.authenticate")(function*(key) {
+    authenticate: Effect.fnUntraced(function*(key) {
       const { keys } = yield* Ref.get(state)
       const text = Redacted.value(key)
       if (!keyPattern.test(text)) return Option.none<Principal>()

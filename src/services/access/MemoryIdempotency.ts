@@ -32,7 +32,7 @@ export const layerMemory = Layer.effect(Idempotency)(Effect.gen(function*() {
 
   const isHeld = (entry: Entry | undefined, claim: Claim) => entry?.token === claim.token && entry.answer === undefined
 
-  const release = Effect.fn("Idempotency.release")(function*(claim: Claim) {
+  const release = Effect.fnUntraced(function*(claim: Claim) {
     yield* Ref.update(store, (entries) => {
       if (!isHeld(entries.get(id(claim.accountId, claim.key)), claim)) return entries
       const next = new Map(entries)
@@ -42,7 +42,7 @@ export const layerMemory = Layer.effect(Idempotency)(Effect.gen(function*() {
   })
 
   return {
-    claim: Effect.fn("Idempotency.claim")(
+    claim: Effect.fnUntraced(
       function*(accountId, key, fingerprint) {
         const now = yield* Clock.currentTimeMillis
         const entries = yield* Ref.get(store)
@@ -69,7 +69,7 @@ export const layerMemory = Layer.effect(Idempotency)(Effect.gen(function*() {
       },
       lock.withPermits(1)
     ),
-    complete: Effect.fn("Idempotency.complete")(
+    complete: Effect.fnUntraced(
       function*<E, R>(claim: Claim, operation: Effect.Effect<StoredAnswer, E, R>) {
         if (!isHeld((yield* Ref.get(store)).get(id(claim.accountId, claim.key)), claim)) {
           return yield* Effect.fail(inUse)

@@ -113,7 +113,8 @@ export const layer = Layer.effect(ApiKeys)(Effect.gen(function*() {
       SELECT id, account_id, scopes FROM api_keys WHERE key_hash = ${keyHash} AND revoked_at IS NULL`
   })
 
-  const authenticate = Effect.fn("ApiKeys.authenticate")(function*(key: Redacted.Redacted<string>) {
+  // Untraced, as every step of a request's path is: a span per Job API request is paid by every request.
+  const authenticate = Effect.fnUntraced(function*(key: Redacted.Redacted<string>) {
     const text = Redacted.value(key)
     if (!keyPattern.test(text)) return Option.none<Principal>()
     const row = yield* guard(selectPrincipal({ keyHash: hash(text) }))

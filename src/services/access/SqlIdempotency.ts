@@ -65,7 +65,8 @@ export const layer = Layer.effect(Idempotency)(Effect.gen(function*() {
           WHERE account_id = ${accountId} AND key = ${key} AND expires_at > now()`
   })
 
-  const claim = Effect.fn("Idempotency.claim")(
+  // Untraced: a claim and its completion are on the path of every Job API request that writes.
+  const claim = Effect.fnUntraced(
     function*(accountId: AccountId, key: string, fingerprint: string) {
       const token = randomUUID()
       // Twice at most: a row pruned between the two statements is free on the second try.
@@ -93,7 +94,7 @@ export const layer = Layer.effect(Idempotency)(Effect.gen(function*() {
     (effect) => guard(effect)
   )
 
-  const release = Effect.fn("Idempotency.release")(function*(claim: Claim) {
+  const release = Effect.fnUntraced(function*(claim: Claim) {
     yield* guard(sql`
       DELETE FROM idempotency_keys
       WHERE account_id = ${claim.accountId} AND key = ${claim.key} AND token = ${claim.token} AND status IS NULL`)
@@ -101,7 +102,7 @@ export const layer = Layer.effect(Idempotency)(Effect.gen(function*() {
 
   // The claim is checked with a plain read, and the key row written last: the operation's own first
   // write (which locks its Job) then comes first in the transaction, which the events' positions rely on.
-  const complete = Effect.fn("Idempotency.complete")(
+  const complete = Effect.fnUntraced(
     function*<E, R>(claim: Claim, operation: Effect.Effect<StoredAnswer, E, R>) {
       const [held] = yield* sql`
         SELECT 1 FROM idempotency_keys
