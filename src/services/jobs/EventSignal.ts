@@ -56,15 +56,16 @@ const decodePayload = Schema.decodeUnknownEffect(AccountId)
  * connection is listened on again (after 1 s, then at most every 10 s); every start of listening wakes
  * everyone, since notifications sent before it are lost.
  */
-export const layerListen = Layer.effect(EventSignal)(Effect.gen(function*() {
+const layerListen = Layer.effect(EventSignal)(Effect.gen(function*() {
   const pg = yield* PgClient.PgClient
   const signal = yield* make(true)
   const listen = Effect.scoped(Effect.gen(function*() {
     const notifications = yield* pg.listen(channel)
     yield* signal.wake(everyone)
     yield* Queue.take(notifications).pipe(
-      Effect.flatMap((notification) => decodePayload(notification.payload)),
-      Effect.flatMap(signal.wake),
+      // A payload that names no account wakes no one; the next notification is read as ever.
+      Effect.flatMap((notification) => Effect.option(decodePayload(notification.payload))),
+      Effect.flatMap(Option.match({ onNone: () => Effect.void, onSome: signal.wake })),
       Effect.forever
     )
   }))
