@@ -11,6 +11,7 @@ import type { JobId } from "../../schema/JobRef.ts"
 import type { Approval as Decided } from "../../schema/Proposal.ts"
 import type { ApprovalId, Decision, ProposalHash } from "../../schema/Proposal.ts"
 import { sha256Hex } from "../text/Sha256.ts"
+import { recordDecision } from "./Jobs.ts"
 import * as JobStore from "./JobStore.ts"
 import type { DecisionError } from "./rules/Approval.ts"
 import * as Approval from "./rules/Approval.ts"
@@ -92,20 +93,14 @@ const linkOf = (principal: Principal, id: ApprovalLinkId, change: Change, input:
   used: null
 })
 
-const decisionOf = (link: StoredLink, input: LinkDecisionInput) => ({
-  proposalHash: link.proposalHash,
-  jobRevision: link.jobRevision,
-  decision: input.decision,
-  ...(input.reason === undefined ? {} : { reason: input.reason })
-})
-
-/** The decision of a link, on its Job: a change like any other decision, in the Job's one write path. */
+/** The decision of a link, on its Job: a decision like any other, as `link:{id}`. */
 const decideOn = (store: JobStore.JobStore["Service"], link: StoredLink, input: LinkDecisionInput) =>
-  store.mutate(
-    link.accountId,
-    link.jobId,
-    (record, now) => Approval.decide(record, decisionOf(link, input), `link:${link.id}`, now)
-  ).pipe(Effect.map((change) => change.approval!))
+  recordDecision(store, link.accountId, link.jobId, {
+    proposalHash: link.proposalHash,
+    jobRevision: link.jobRevision,
+    decision: input.decision,
+    ...(input.reason === undefined ? {} : { reason: input.reason })
+  }, `link:${link.id}`)
 
 /**
  * Where a store keeps links: all the two layers differ in. `X` is the store's own failure, which

@@ -16,7 +16,7 @@ import type { RunQueue } from "./runner/RunQueue.ts"
 
 /**
  * The one way a Job changes, shared by `Jobs`, `Proposals`, `ApprovalLinks` and the runner: lock the Job, decide the
- * change from the Job as it is (a pure rule of `Revision` or `Proposal`), write it with its events,
+ * change from the Job as it is (a pure rule of `rules/`: Revision, Proposal, Approval, Execution), write it with its events,
  * the revision's snapshot and whatever else the change stores (a proposal's bytes, a decision, an
  * approval consumed), all in one transaction; then, once committed, wake event readers and tell the
  * runner which runs the Job needs (`RunQueue`).

@@ -15,6 +15,7 @@ import type {
 import type { JobAsOf, JobEvent, ViewPoint } from "../../schema/JobEvent.ts"
 import type { Approval as Decided, ApprovalRequest } from "../../schema/Proposal.ts"
 import type { JobStore } from "./JobStore.ts"
+import { nowIso } from "./JobStore.ts"
 import type { DecisionError } from "./rules/Approval.ts"
 import * as Approval from "./rules/Approval.ts"
 import { HistoryPruned, RejectedInput, UnknownJob } from "./rules/JobErrors.ts"
@@ -104,8 +105,6 @@ export class Jobs extends Context.Service<Jobs, {
   ) => Effect.Effect<Decided, UnknownJob | DecisionError | Unavailable>
 }>()("Jobs") {}
 
-export const isNotFound = (error: unknown): error is UnknownJob => error instanceof UnknownJob
-
 export const badCursor = new RejectedInput({ message: "cursor is not one this service gave; start again without it." })
 
 /** Cursors are opaque to callers: the position in the list, in base64url. */
@@ -141,19 +140,37 @@ export const withAsOf = (job: Job, position: number): JobAsOf => ({
 export const viewOf = <E, R>(effect: Effect.Effect<Change, E, R>) =>
   Effect.map(effect, (change) => Revision.toView(change.record))
 
+/** A decision on the Job's open proposal, through the store's one write path, as `decidedBy` (a key, or a link). */
+export const recordDecision = (
+  store: JobStore["Service"],
+  accountId: AccountId,
+  id: JobId,
+  input: ApprovalRequest,
+  decidedBy: string
+) =>
+  Effect.map(
+    store.mutate(accountId, id, (record, now) => Approval.decide(record, input, decidedBy, now)),
+    (change) => change.approval!
+  )
+
 /**
- * The commands that change a Job, the same for both layers: a rule of `Revision` applied through
- * the store's one write path (`JobStore.mutate`).
+ * What both layers do alike through the store: create a Job and read it whole, and the commands that
+ * change it, each a rule (of `Revision`, or `Approval`'s decision) applied through the store's one
+ * write path (`JobStore.mutate`).
  */
-export const commands = (mutate: JobStore["Service"]["mutate"]) => ({
+export const commands = (store: JobStore["Service"]) => ({
+  create: (accountId: AccountId, input: CreateJobRequest) =>
+    Effect.gen(function*() {
+      const change = Revision.create(Revision.newJobId(), accountId, input, yield* nowIso)
+      yield* store.insert(change)
+      return Revision.toView(change.record)
+    }),
+  get: (accountId: AccountId, id: JobId) => Effect.map(store.find(accountId, id), Revision.toView),
   changeConstraints: (accountId: AccountId, id: JobId, input: ChangeConstraintsRequest) =>
-    viewOf(mutate(accountId, id, (record, now) => Revision.changeConstraints(record, input, now))),
+    viewOf(store.mutate(accountId, id, (record, now) => Revision.changeConstraints(record, input, now))),
   answer: (accountId: AccountId, id: JobId, input: AnswerQuestionsRequest) =>
-    viewOf(mutate(accountId, id, (record, now) => Revision.answer(record, input, now))),
-  cancel: (accountId: AccountId, id: JobId) => viewOf(mutate(accountId, id, Revision.cancel)),
+    viewOf(store.mutate(accountId, id, (record, now) => Revision.answer(record, input, now))),
+  cancel: (accountId: AccountId, id: JobId) => viewOf(store.mutate(accountId, id, Revision.cancel)),
   decide: (principal: Principal, id: JobId, input: ApprovalRequest) =>
-    Effect.map(
-      mutate(principal.accountId, id, (record, now) => Approval.decide(record, input, principal.keyId, now)),
-      (change) => change.approval!
-    )
+    recordDecision(store, principal.accountId, id, input, principal.keyId)
 })

@@ -126,8 +126,6 @@ const prune = (current: MemoryState, cutoff: string): readonly [number, MemorySt
   }]
 }
 
-export const openUntilOf = Revision.openUntil
-
 export const findIn = (current: MemoryState, accountId: AccountId, id: string) => {
   const entry = current.jobs.get(id)
   return entry === undefined || entry.record.accountId !== accountId ? undefined : entry

@@ -8,7 +8,7 @@ import type { JobId } from "../../schema/JobRef.ts"
 import type { EventPageOptions, EventRead } from "./Jobs.ts"
 import { commands, cursorExpired, decodeCursor, encodeCursor, Jobs, noView, withAsOf } from "./Jobs.ts"
 import * as JobStore from "./JobStore.ts"
-import { notFound, nowIso } from "./JobStore.ts"
+import { notFound } from "./JobStore.ts"
 import type { MemoryState } from "./MemoryJobStore.ts"
 import { findIn, JobMemory } from "./MemoryJobStore.ts"
 import * as EventFold from "./rules/EventFold.ts"
@@ -33,8 +33,6 @@ const positionOf = (event: JobEvent) => event.position
 export const layerMemory = Layer.effect(Jobs)(Effect.gen(function*() {
   const store = yield* JobStore.JobStore
   const { state } = yield* JobMemory
-  const find = findIn
-  const mutate = store.mutate
 
   const pointInTime = (
     current: MemoryState,
@@ -42,7 +40,7 @@ export const layerMemory = Layer.effect(Jobs)(Effect.gen(function*() {
     id: JobId,
     point: ViewPoint
   ): Result.Result<JobAsOf, UnknownJob | HistoryPruned> => {
-    if (find(current, accountId, id) === undefined) return Result.fail(notFound(id))
+    if (findIn(current, accountId, id) === undefined) return Result.fail(notFound(id))
     const revisions = current.revisions.get(id) ?? []
     if (point._tag === "Revision") {
       const stored = revisions[point.revision - 1]
@@ -71,7 +69,7 @@ export const layerMemory = Layer.effect(Jobs)(Effect.gen(function*() {
     accountId: AccountId,
     options: EventPageOptions
   ): Result.Result<EventRead, UnknownJob | HistoryPruned> => {
-    if (options.jobId !== undefined && find(current, accountId, options.jobId) === undefined) {
+    if (options.jobId !== undefined && findIn(current, accountId, options.jobId) === undefined) {
       return Result.fail(notFound(options.jobId))
     }
     if (options.after > 0 && options.after < (current.prunedThrough.get(accountId) ?? 0)) {
@@ -85,18 +83,7 @@ export const layerMemory = Layer.effect(Jobs)(Effect.gen(function*() {
   }
 
   return {
-    ...commands(mutate),
-    create: (accountId, input) =>
-      Effect.gen(function*() {
-        const change = Revision.create(Revision.newJobId(), accountId, input, yield* nowIso)
-        yield* store.insert(change)
-        return Revision.toView(change.record)
-      }),
-    get: (accountId, id) =>
-      Effect.flatMap(Ref.get(state), (current) => {
-        const entry = find(current, accountId, id)
-        return entry === undefined ? Effect.fail(notFound(id)) : Effect.succeed(Revision.toView(entry.record))
-      }),
+    ...commands(store),
     view: (accountId, id, point) =>
       Effect.flatMap(Ref.get(state), (current) => Effect.fromResult(pointInTime(current, accountId, id, point))),
     list: (accountId, options) =>
@@ -118,7 +105,7 @@ export const layerMemory = Layer.effect(Jobs)(Effect.gen(function*() {
       }),
     events: (accountId, id) =>
       Effect.flatMap(Ref.get(state), (current) =>
-        find(current, accountId, id) === undefined
+        findIn(current, accountId, id) === undefined
           ? Effect.fail(notFound(id))
           : Effect.succeed(current.jobEvents.get(id) ?? [])),
     eventPage: (accountId, options) =>

@@ -4,9 +4,9 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import type { ProposalHash } from "../../schema/Proposal.ts"
 import * as JobStore from "./JobStore.ts"
-import * as MemoryJobStore from "./MemoryJobStore.ts"
 import { findIn, JobMemory } from "./MemoryJobStore.ts"
 import { make, Proposals } from "./Proposals.ts"
+import * as Revision from "./rules/Revision.ts"
 
 /** In memory, on the one store the Job family's memory layers share. */
 export const layerMemory = Layer.effect(Proposals)(Effect.gen(function*() {
@@ -20,7 +20,7 @@ export const layerMemory = Layer.effect(Proposals)(Effect.gen(function*() {
     due: (now) =>
       Effect.map(Ref.get(state), (current) =>
         Array.from(current.jobs.values()).flatMap(({ record }) => {
-          const until = MemoryJobStore.openUntilOf(record)
+          const until = Revision.openUntil(record)
           return until !== null && until <= now ? [{ accountId: record.accountId, jobId: record.id }] : []
         }))
   })

@@ -9,7 +9,7 @@ import type { Unavailable } from "../../schema/Errors.ts"
 import type { JobId } from "../../schema/JobRef.ts"
 import { PositiveDuration } from "../access/Idempotency.ts"
 import * as JobStore from "./JobStore.ts"
-import { UnknownJob } from "./rules/JobErrors.ts"
+import { isNotFound, UnknownJob } from "./rules/JobErrors.ts"
 import * as Proposal from "./rules/Proposal.ts"
 
 /**
@@ -56,7 +56,7 @@ export const make = (reads: Reads) =>
     const expire = (accountId: AccountId, jobId: JobId) =>
       store.mutate(accountId, jobId, (record, now) => Result.succeed(Proposal.expire(record, now))).pipe(
         Effect.map((change) => change.events.length > 0),
-        Effect.catchIf((error) => error instanceof UnknownJob, () => Effect.succeed(false))
+        Effect.catchIf(isNotFound, () => Effect.succeed(false))
       )
 
     return Proposals.of({

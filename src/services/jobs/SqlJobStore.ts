@@ -26,7 +26,11 @@ const pruneBatchSize = 1000
 
 /** A Job's row, by its account and id; and what is read of it. */
 export const JobKey = Schema.Struct({ accountId: AccountId, id: JobId })
-export const RecordRow = Schema.Struct({ record: StoredJobRecord })
+const RecordRow = Schema.Struct({ record: StoredJobRecord })
+
+/** The first position no reader may publish yet: every event before it is committed, for good. */
+export const horizonOf = (sql: SqlClient.SqlClient) =>
+  sql`(pg_snapshot_xmin(pg_current_snapshot())::text::bigint * ${eventsPerTransaction})`
 
 /** What the statement of `write` answers: the places of the transaction's block of positions taken before. */
 const BlockRow = Schema.Struct({ used: Schema.Int })
@@ -202,8 +206,7 @@ export const layer = Layer.effect(JobStore)(Effect.gen(function*() {
         )
       )
 
-  /** The first position no reader may publish yet: every event before it is committed, for good. */
-  const horizon = sql`(pg_snapshot_xmin(pg_current_snapshot())::text::bigint * ${eventsPerTransaction})`
+  const horizon = horizonOf(sql)
 
   /**
    * Deletes one batch of events that occurred before `cutoff`, in a statement of its own; answers how

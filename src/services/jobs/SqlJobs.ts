@@ -5,7 +5,6 @@ import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as SqlSchema from "effect/sql/SqlSchema"
 import { AccountId } from "../../schema/ApiKey.ts"
-import type { CreateJobRequest } from "../../schema/Job.ts"
 import { Job, JobId, JobRevision, JobStatus } from "../../schema/Job.ts"
 import type { JobEvent, ViewPoint } from "../../schema/JobEvent.ts"
 import { After, EventType, JobEvent as JobEventSchema, Position } from "../../schema/JobEvent.ts"
@@ -13,11 +12,11 @@ import * as StoreGuard from "../store/StoreGuard.ts"
 import type { EventPageOptions } from "./Jobs.ts"
 import { commands, cursorExpired, decodeCursor, encodeCursor, Jobs, noView, withAsOf } from "./Jobs.ts"
 import * as JobStore from "./JobStore.ts"
-import { eventsPerTransaction, notFound, nowIso } from "./JobStore.ts"
+import { notFound } from "./JobStore.ts"
 import * as EventFold from "./rules/EventFold.ts"
 import { InstantFromDate, StoredJobRecord } from "./rules/JobRecord.ts"
 import * as Revision from "./rules/Revision.ts"
-import { JobKey, RecordRow } from "./SqlJobStore.ts"
+import { horizonOf, JobKey } from "./SqlJobStore.ts"
 
 /** A position (or a Job's place in the list) as read: text, since a `bigint` is wider than a JavaScript number. */
 const PositionText = Schema.NumberFromString.pipe(Schema.decodeTo(Position))
@@ -45,7 +44,8 @@ type EventPageRow = Extract<PageRow, { readonly published: boolean }>
 const isEvent = (row: PageRow): row is EventPageRow => row.position !== null
 const isPublished = (row: PageRow): row is EventPageRow => row.published === true
 
-const toEvent = (row: JobEvent): JobEvent => ({
+/** An event of a page's row, without the read's checks. */
+const toEvent = (row: EventPageRow): JobEvent => ({
   position: row.position,
   jobId: row.jobId,
   jobRevision: row.jobRevision,
@@ -65,28 +65,18 @@ export const layer = Layer.effect(Jobs)(Effect.gen(function*() {
   const guard = yield* StoreGuard.make("jobs")
   const store = yield* JobStore.JobStore
 
-  /** The first position no reader may publish yet: every event before it is committed, for good. */
-  const horizon = sql`(pg_snapshot_xmin(pg_current_snapshot())::text::bigint * ${eventsPerTransaction})`
+  const horizon = horizonOf(sql)
 
-  const selectRecord = SqlSchema.findOneOption({
+  const selectExists = SqlSchema.findOne({
     Request: JobKey,
-    Result: RecordRow,
-    execute: ({ accountId, id }) => sql`SELECT record FROM jobs WHERE id = ${id} AND account_id = ${accountId}`
+    Result: Schema.Struct({ found: Schema.Boolean }),
+    execute: ({ accountId, id }) =>
+      sql`SELECT EXISTS (SELECT 1 FROM jobs WHERE id = ${id} AND account_id = ${accountId}) AS found`
   })
 
-  const find = (accountId: AccountId, id: JobId) =>
-    selectRecord({ accountId, id }).pipe(
-      Effect.flatMap((row) => Option.isNone(row) ? Effect.fail(notFound(id)) : Effect.succeed(row.value.record))
-    )
-
-  const create = (accountId: AccountId, input: CreateJobRequest) =>
-    Effect.gen(function*() {
-      const change = Revision.create(Revision.newJobId(), accountId, input, yield* nowIso)
-      yield* store.insert(change)
-      return Revision.toView(change.record)
-    })
-
-  const mutate = store.mutate
+  /** `UnknownJob` unless the account has the Job: a check, with no record to read. */
+  const exists = (accountId: AccountId, id: JobId) =>
+    Effect.flatMap(selectExists({ accountId, id }), ({ found }) => found ? Effect.void : Effect.fail(notFound(id)))
 
   const selectPruned = SqlSchema.findOneOption({
     Request: AccountKey,
@@ -152,7 +142,7 @@ export const layer = Layer.effect(Jobs)(Effect.gen(function*() {
         if (Option.isNone(row)) return yield* Effect.fail(noView(id, point))
         return withAsOf(row.value.snapshot, row.value.last)
       }
-      yield* find(accountId, id)
+      yield* exists(accountId, id)
       // The snapshot at the end of the last revision that ended by the position (and is published), ...
       const base = Option.getOrUndefined(yield* snapshotBefore({ id, position: point.position }))
       const from = base === undefined ? 0 : base.last
@@ -167,7 +157,7 @@ export const layer = Layer.effect(Jobs)(Effect.gen(function*() {
       if ((yield* prunedThrough(accountId)) >= next.first) {
         return yield* Effect.fail(cursorExpired(point.position))
       }
-      const since = (yield* eventsBetween({ id, from, through: point.position })).map(toEvent)
+      const since = yield* eventsBetween({ id, from, through: point.position })
       const job = EventFold.fold(snapshot, since)
       if (job === undefined) return yield* Effect.fail(noView(id, point))
       return withAsOf(job, since.at(-1)?.position ?? from)
@@ -260,9 +250,7 @@ export const layer = Layer.effect(Jobs)(Effect.gen(function*() {
   })
 
   return {
-    ...commands(mutate),
-    create,
-    get: (accountId, id) => guard(Effect.map(find(accountId, id), Revision.toView)),
+    ...commands(store),
     view: (accountId, id, point) => guard(pointInTime(accountId, id, point)),
     list: (accountId, options) =>
       guard(Effect.gen(function*() {
@@ -276,9 +264,8 @@ export const layer = Layer.effect(Jobs)(Effect.gen(function*() {
       })),
     events: (accountId, id) =>
       guard(Effect.gen(function*() {
-        yield* find(accountId, id)
-        const rows = yield* selectEvents({ accountId, id })
-        return rows.map(toEvent)
+        yield* exists(accountId, id)
+        return yield* selectEvents({ accountId, id })
       })),
     eventPage: (accountId, options) => guard(eventPage(accountId, options)),
     latestPosition: (accountId) =>

@@ -8,6 +8,8 @@ import * as Data from "effect/Data"
 /** No Job, proposal or revision of that name in the caller's account (another account's is unknown too). */
 export class UnknownJob extends Data.TaggedError("UnknownJob")<{ readonly message: string }> {}
 
+export const isNotFound = (error: unknown): error is UnknownJob => error instanceof UnknownJob
+
 /** The caller acted on a revision that is no longer the Job's current one. */
 export class StaleRevision extends Data.TaggedError("StaleRevision")<{ readonly message: string }> {}
 

@@ -123,12 +123,11 @@ export const InstantFromDate = Schema.Date.pipe(Schema.decodeTo(
 ))
 
 /** A proposal stored once, as the canonical bytes its hash names. */
-export const StoredProposal = Schema.Struct({
-  hash: ProposalHash,
-  bytes: Schema.String,
-  createdAt: Instant
-})
-export type StoredProposal = typeof StoredProposal.Type
+export interface StoredProposal {
+  readonly hash: ProposalHash
+  readonly bytes: string
+  readonly createdAt: string
+}
 
 /** An event before the store gives it a position. */
 export interface NewEvent {
