@@ -58,7 +58,7 @@ const StreamsLive = Layer.effectDiscard(Effect.gen(function*() {
 process.once("disconnect", () => process.kill(process.pid, "SIGTERM"))
 
 StreamsLive.pipe(
-  Layer.provide(JobServices.layer),
+  Layer.provide(JobServices.feedLayer),
   Layer.provide(Migrations.layer.pipe(Layer.provideMerge(Database.layer))),
   Layer.provide(Logger.layer([Logger.consoleJson])),
   launch

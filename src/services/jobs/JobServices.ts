@@ -23,14 +23,19 @@ import * as SqlProposals from "./SqlProposals.ts"
  * `Providers` and the `Interpreter` it is given).
  */
 
-/** On the SQL store (PostgreSQL, or the embedded PGlite): what the service, its stream process and the store's tests run. */
-export const layer = EventFeed.layer.pipe(
-  Layer.provideMerge(
-    Layer.mergeAll(SqlJobs.layer, SqlProposals.layer, SqlApprovalLinks.layer, SqlIdempotency.layer, SqlApiKeys.layer)
-  ),
+/**
+ * The event feed and the Jobs it reads, on the SQL store: all that the stream process, which only
+ * serves event streams, builds.
+ */
+export const feedLayer = EventFeed.layer.pipe(
+  Layer.provideMerge(SqlJobs.layer),
   Layer.provideMerge(SqlJobStore.layer),
   Layer.provideMerge(Layer.merge(RunQueue.layer, EventSignal.layer))
 )
+
+/** On the SQL store (PostgreSQL, or the embedded PGlite): what the service and the store's tests run. */
+export const layer = Layer.mergeAll(SqlProposals.layer, SqlApprovalLinks.layer, SqlIdempotency.layer, SqlApiKeys.layer)
+  .pipe(Layer.provideMerge(feedLayer))
 
 /** In memory, with the same semantics: every service over one in-memory store. */
 export const layerMemory = EventFeed.layer.pipe(
