@@ -2,6 +2,7 @@ import * as Effect from "effect/Effect"
 import { createHash } from "node:crypto"
 import type { Job } from "../schema/Job.ts"
 import { EventPage } from "../schema/JobEvent.ts"
+import * as Money from "../schema/Money.ts"
 import type { JobProposal } from "../schema/Proposal.ts"
 import { Approval } from "../schema/Proposal.ts"
 import type { Check } from "./Check.ts"
@@ -119,8 +120,7 @@ export const approvalChecks = (api: JobApi): ReadonlyArray<Check> => {
     const { document } = proposal
     yield* expectThat(
       /^sha256:[0-9a-f]{64}$/.test(proposal.proposalHash) && document.jobId === job.id
-        && document.jobRevision === job.jobRevision && document.spend.currency === "EUR"
-        && Number(document.spend.amount) <= 200,
+        && document.jobRevision === job.jobRevision && Money.atMost(document.spend, budget.max),
       "a proposal of this Job and revision whose spend is at most the budget, 200.00 EUR",
       JSON.stringify({ proposalHash: proposal.proposalHash, spend: document.spend, jobRevision: document.jobRevision })
     )
@@ -165,8 +165,8 @@ export const approvalChecks = (api: JobApi): ReadonlyArray<Check> => {
     const job = yield* completed
     const spend = proposal.document.spend
     yield* expectThat(
-      job.status === "completed" && job.outcome !== null && job.outcome.spent.currency === spend.currency
-        && Number(job.outcome.spent.amount) <= Number(spend.amount) && job.proposal?.status === "approved",
+      job.status === "completed" && job.outcome !== null && Money.atMost(job.outcome.spent, spend)
+        && job.proposal?.status === "approved",
       `completed, with an Outcome that spent at most ${spend.amount} ${spend.currency}, the proposal approved`,
       `${api.showJob(job)}, outcome ${JSON.stringify(job.outcome)}`
     )
