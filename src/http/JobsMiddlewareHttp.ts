@@ -101,15 +101,6 @@ const storedOf = (response: HttpServerResponse.HttpServerResponse): StoredAnswer
 }
 
 /**
- * A refusal's answer as stored: its status and bytes. Its content headers are not stored with it: the
- * replay writes them (so a replayed 4xx is sent exactly as it always has been).
- */
-const storedRefusalOf = (response: HttpServerResponse.HttpServerResponse): StoredAnswer => ({
-  ...storedOf(response),
-  headers: {}
-})
-
-/**
  * 409 `idempotency_key_in_use` as declared, with the `Retry-After` its declared body cannot carry: an
  * error response with headers may not share its status with the 409s of an endpoint's own errors.
  */
@@ -159,7 +150,7 @@ export const IdempotentLive = Layer.effect(Idempotent)(Effect.gen(function*() {
       if (claimed.success._tag === "Replay") return respond(claimed.success.answer, true)
       const operation = httpEffect.pipe(
         Effect.map(storedOf),
-        Effect.catch((error) => Effect.map(answerWireError(error), storedRefusalOf))
+        Effect.catch((error) => Effect.map(answerWireError(error), storedOf))
       )
       return yield* idempotency.complete(claimed.success.claim, operation).pipe(
         Effect.map((stored) => respond(stored, false)),
