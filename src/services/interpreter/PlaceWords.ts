@@ -1,21 +1,20 @@
 import { isTimeZoneName } from "../../schema/Constraint.ts"
 import { currencyCodes } from "../../schema/Money.ts"
-import places from "../text/Places.json" with { type: "json" }
 import type { Found, Place } from "../text/Places.ts"
-import { aliases, findPlace, isTerminal, isTown, namedZones, zoneFound } from "../text/Places.ts"
+import { aliases, findPlace, isTerminal, isTown, namedZones, terminalWords, zoneFound } from "../text/Places.ts"
 import { fold, matches } from "../text/Words.ts"
 import lexicon from "./Lexicon.json" with { type: "json" }
 
 const words = lexicon.placeWords
 /** A capitalised word of a name, or a word that can stand in one ("utca", "de", "&"). */
 const upper = String.raw`(?!(?:${words.notPlace})(?![\p{L}\d])(?!\s+\p{Lu}))\p{Lu}[\p{L}\d'’.&-]*(?![\p{Sc}\d])`
-const inside = `(?:${words.inside})(?=\\s+(?:\\p{Lu}|\\d|(?:${words.inside}|${places.terminalWords})(?![\\p{L}\\d])))`
+const inside = `(?:${words.inside})(?=\\s+(?:\\p{Lu}|\\d|(?:${words.inside}|${terminalWords})(?![\\p{L}\\d])))`
 const number = String
   .raw`\d+[A-Za-z]?(?=\s*[,)]|\s+\p{Lu}|\s+(?:${words.inside}|into|to|in|and|on|at|by|for|from|near)(?![\p{L}\d])|$)`
 /** One name: "Salon Kallio", "12 Rothschild Blvd", "rue Saint-Denis", "Ráday utca 4", "Keflavík airport". */
 const name =
   `(?:\\d+(?:st|nd|rd|th|[A-Za-z])?\\s+)?(?:(?:${words.streets})\\s+)?${upper}(?:\\s+(?:${upper}|${number}|${inside}))*` +
-  `(?:\\s+(?:${places.terminalWords}))?`
+  `(?:\\s+(?:${terminalWords}))?`
 /** Names joined by commas: "Costes, Ráday utca 4, Budapest". */
 const chain = `${name}(?:\\s*,\\s*${name})*`
 const placePattern = new RegExp(

@@ -5,6 +5,7 @@ import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import type { Constraint } from "../../schema/Constraint.ts"
 import type { Unavailable } from "../../schema/Errors.ts"
 import * as Money from "../../schema/Money.ts"
@@ -34,7 +35,8 @@ export const directives = [
 ] as const
 export type Directive = typeof directives[number]
 
-export type LedgerState = "succeeded" | "failed" | "compensated"
+export const LedgerState = Schema.Literals(["succeeded", "failed", "compensated"])
+export type LedgerState = typeof LedgerState.Type
 
 /** One key, as the CLI prints it: requests that carried it, side effects performed (0 or 1), and where it stands. */
 export interface LedgerEntry {

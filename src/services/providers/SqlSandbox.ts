@@ -7,7 +7,7 @@ import * as SqlSchema from "effect/sql/SqlSchema"
 import { ProposalDocument } from "../../schema/Proposal.ts"
 import * as StoreGuard from "../store/StoreGuard.ts"
 import { ProviderTransient } from "./Provider.ts"
-import { make, toEntry } from "./Sandbox.ts"
+import { LedgerState, make, toEntry } from "./Sandbox.ts"
 
 /** A key's row of the ledger: the call's document (JSON) and where the key stands. */
 const LedgerRow = Schema.Struct({
@@ -17,7 +17,7 @@ const LedgerRow = Schema.Struct({
   document: Schema.fromJsonString(ProposalDocument),
   calls: Schema.Int,
   effects: Schema.Int,
-  state: Schema.Literals(["succeeded", "failed", "compensated"]),
+  state: LedgerState,
   reference: Schema.String
 }).pipe(Schema.encodeKeys({ jobId: "job_id", proposalHash: "proposal_hash" }))
 

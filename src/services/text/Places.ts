@@ -25,7 +25,10 @@ export type Found =
   }
 
 export const aliases: Record<string, string> = places.aliases
-const terminal = new RegExp(`\\s+(?:${places.terminalWords})$`, "i")
+/** The words that end a terminal's name ("Terminal 5", "Gare du Nord station"), as a pattern's alternatives. */
+export const terminalWords: string = places.terminalWords
+
+const terminal = new RegExp(`\\s+(?:${terminalWords})$`, "i")
 /** "Keflavík airport", "Amsterdam Centraal": a name that ends in a terminal's or a landmark's word. */
 export const isTerminal = (name: string): boolean => terminal.test(name)
 /** "Victoria Island", "Sydney Road": a word after which a town's name is no town. */
