@@ -3,8 +3,8 @@ import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Schema from "effect/Schema"
 import type { AccountId } from "../../schema/ApiKey.ts"
+import { PositiveDuration } from "../../schema/Duration.ts"
 import type { Unavailable } from "../../schema/Errors.ts"
 import * as Pruning from "../store/Pruning.ts"
 
@@ -65,11 +65,6 @@ export class Idempotency extends Context.Service<Idempotency, {
   /** Deletes the keys older than the retention period; answers how many. */
   readonly prune: Effect.Effect<number, Unavailable>
 }>()("Idempotency") {}
-
-/** A configured duration above zero (`500 millis`, `30 seconds`). */
-export const PositiveDuration = Schema.DurationFromString.check(
-  Schema.makeFilter((duration) => Duration.isGreaterThan(duration, Duration.zero) || "expected a duration above zero")
-)
 
 /** `IDEMPOTENCY_CLAIM_TTL` (30 seconds) and `IDEMPOTENCY_RETENTION` (24 hours). */
 export const IdempotencyConfig = Config.all({

@@ -14,7 +14,7 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import type { Evidence, Objective as ObjectiveType } from "../../schema/Constraint.ts"
 import { ConstraintInput, Objective, Question } from "../../schema/Constraint.ts"
-import { PositiveDuration } from "../access/Idempotency.ts"
+import { PositiveDuration } from "../../schema/Duration.ts"
 import type { Interpretation, InterpretedConstraint, InterpretInput } from "./Interpretation.ts"
 import lexicon from "./Lexicon.json" with { type: "json" }
 import { interpretRequest } from "./Request.ts"
