@@ -48,8 +48,5 @@ export const notFound = (id: string) => new UnknownJob({ message: `There is no J
 
 export const nowIso = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis).toISOString())
 
-/** Events a transaction may append: positions are its transaction id times this, plus 0, 1, ... */
-export const eventsPerTransaction = 64
-
 export const signalRuns = (work: RunQueue["Service"], record: JobRecord) =>
   Effect.forEach(Revision.runsOf(record), work.notify, { discard: true })

@@ -13,7 +13,7 @@ import * as StoreGuard from "../store/StoreGuard.ts"
 import * as Transaction from "../store/Transaction.ts"
 import type { StoredLink } from "./ApprovalLinks.ts"
 import { ApprovalLinks, make } from "./ApprovalLinks.ts"
-import { InstantFromDate } from "./rules/JobRecord.ts"
+import { InstantFromDate } from "./SqlJobStore.ts"
 
 /** A link's row: unused (its decision's columns null), or used, with all three. */
 const linkFields = {

@@ -5,21 +5,32 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
+import * as SchemaTransformation from "effect/SchemaTransformation"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as SqlSchema from "effect/sql/SqlSchema"
 import type * as Statement from "effect/sql/Statement"
 import { AccountId } from "../../schema/ApiKey.ts"
+import { Instant } from "../../schema/Job.ts"
 import { JobId } from "../../schema/JobRef.ts"
 import * as StoreGuard from "../store/StoreGuard.ts"
 import * as Transaction from "../store/Transaction.ts"
 import { channel, EventSignal } from "./EventSignal.ts"
-import { EventsConfig, eventsPerTransaction, JobStore, notFound, nowIso, signalRuns } from "./JobStore.ts"
+import { EventsConfig, JobStore, notFound, nowIso, signalRuns } from "./JobStore.ts"
 import { StoredJobRecord } from "./rules/JobRecord.ts"
 import type { Change, JobRecord } from "./rules/JobRecord.ts"
 import * as Revision from "./rules/Revision.ts"
 import { RunQueue } from "./runner/RunQueue.ts"
 
 const utf8 = new TextEncoder()
+
+/** Events a transaction may append: positions are its transaction id times this, plus 0, 1, ... */
+export const eventsPerTransaction = 64
+
+/** An instant as the store reads a `timestamptz` column (a `Date`), written as the service writes instants. */
+export const InstantFromDate = Schema.Date.pipe(Schema.decodeTo(
+  Instant,
+  SchemaTransformation.transform({ decode: (date) => date.toISOString(), encode: (instant) => new Date(instant) })
+))
 
 /** Events deleted by one statement of the prune. */
 const pruneBatchSize = 1000

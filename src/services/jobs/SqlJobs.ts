@@ -14,9 +14,9 @@ import { commands, cursorExpired, decodeCursor, encodeCursor, Jobs, noView, with
 import * as JobStore from "./JobStore.ts"
 import { notFound } from "./JobStore.ts"
 import * as EventFold from "./rules/EventFold.ts"
-import { InstantFromDate, StoredJobRecord } from "./rules/JobRecord.ts"
+import { StoredJobRecord } from "./rules/JobRecord.ts"
 import * as Revision from "./rules/Revision.ts"
-import { horizonOf, JobKey } from "./SqlJobStore.ts"
+import { horizonOf, InstantFromDate, JobKey } from "./SqlJobStore.ts"
 
 /** A position (or a Job's place in the list) as read: text, since a `bigint` is wider than a JavaScript number. */
 const PositionText = Schema.NumberFromString.pipe(Schema.decodeTo(Position))

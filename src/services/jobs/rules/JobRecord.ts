@@ -116,12 +116,6 @@ export const StoredJobRecord = Schema.fromJsonString(
   ))
 )
 
-/** An instant as the store reads a `timestamptz` column (a `Date`), written as the service writes instants. */
-export const InstantFromDate = Schema.Date.pipe(Schema.decodeTo(
-  Instant,
-  SchemaTransformation.transform({ decode: (date) => date.toISOString(), encode: (instant) => new Date(instant) })
-))
-
 /** A proposal stored once, as the canonical bytes its hash names. */
 export interface StoredProposal {
   readonly hash: ProposalHash
