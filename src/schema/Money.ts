@@ -26,8 +26,8 @@ export const currencyCodes: ReadonlySet<string> = new Set(
 )
 
 /** The most integer and fraction digits an `Amount` has. */
-export const maxIntegerDigits = 15
-export const maxFractionDigits = 4
+const maxIntegerDigits = 15
+const maxFractionDigits = 4
 
 /**
  * A non-negative decimal amount as a string, never a float: no sign, no exponent, no leading zeros, at
@@ -35,9 +35,13 @@ export const maxFractionDigits = 4
  * most 4 fraction digits (the finest minor unit in ISO 4217).
  */
 export const Amount = Schema.String.check(
-  Schema.isPattern(/^(?:0|[1-9][0-9]{0,14})(?:\.[0-9]{1,4})?$/u, {
-    expected: "a non-negative decimal amount such as \"180.00\" (at most 15 integer and 4 fraction digits)"
-  })
+  Schema.isPattern(
+    new RegExp(`^(?:0|[1-9][0-9]{0,${maxIntegerDigits - 1}})(?:\\.[0-9]{1,${maxFractionDigits}})?$`, "u"),
+    {
+      expected:
+        `a non-negative decimal amount such as "180.00" (at most ${maxIntegerDigits} integer and ${maxFractionDigits} fraction digits)`
+    }
+  )
 ).annotate({ identifier: "Amount" })
 
 export const Currency = Schema.String.check(
