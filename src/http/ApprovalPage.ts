@@ -184,17 +184,17 @@ export const ApprovalPageLive = HttpRouter.use((router) =>
     /** A store that fails, or a bug (logged with its cause, never the token): 503, as everywhere else. */
     const guarded = <R>(
       name: string,
-      answer: (retryAfter: number) => HttpServerResponse.HttpServerResponse,
+      unavailable: (retryAfter: number) => HttpServerResponse.HttpServerResponse,
       effect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R>
     ) =>
       effect.pipe(
         Effect.catch((error) =>
           error instanceof Unavailable
-            ? Effect.succeed(answer(error.retryAfter))
-            : Effect.logError(`${name} failed`, error).pipe(Effect.as(answer(storeRetryAfter)))
+            ? Effect.succeed(unavailable(error.retryAfter))
+            : Effect.logError(`${name} failed`, error).pipe(Effect.as(unavailable(storeRetryAfter)))
         ),
         Effect.catchDefect((defect) =>
-          Effect.logError(`${name} failed`, Cause.die(defect)).pipe(Effect.as(answer(storeRetryAfter)))
+          Effect.logError(`${name} failed`, Cause.die(defect)).pipe(Effect.as(unavailable(storeRetryAfter)))
         )
       )
 
@@ -288,26 +288,26 @@ export const ApprovalPageLive = HttpRouter.use((router) =>
         json ? jsonUnavailable : pageUnavailable,
         Effect.gen(function*() {
           const token = yield* tokenOf
-          /** The refusal as the API answers it, or for the form a page that says why, with its status. */
-          const refuse = (refusal: HttpServerResponse.HttpServerResponse, title: string, text: string) =>
-            json ? protect(refusal) : html(Html.message(title, [text]), refusal.status)
-          if (fromAnotherSite(request, publicOrigin)) {
-            return refuse(answer(Forbidden, crossSite), "Refused", crossSite.message)
-          }
+          /** The refusal as the API answers it, or for the form a page that says why (its message), with its status. */
+          const refuse = (refusal: HttpServerResponse.HttpServerResponse, title: string, error: { message: string }) =>
+            json ? protect(refusal) : html(Html.message(title, [error.message]), refusal.status)
+          if (fromAnotherSite(request, publicOrigin)) return refuse(answer(Forbidden, crossSite), "Refused", crossSite)
           const found = yield* links.resolve(token)
-          if (Option.isNone(found)) return refuse(answer(NotFound, linkNotFound), "This link is not valid", unknownLink)
+          if (Option.isNone(found)) {
+            return refuse(answer(NotFound, linkNotFound), "This link is not valid", linkNotFound)
+          }
           const bytes = yield* RequestBody.read(request, maxBody)
           const fields = bytes === undefined ? undefined : fieldsOf(request, bytes)
           if (fields === undefined) {
-            return refuse(answer(InvalidJsonBody, notUnderstood), "Not understood", formOrJson)
+            return refuse(answer(InvalidJsonBody, notUnderstood), "Not understood", notUnderstood)
           }
           if (!isFormToken(token, fields.form)) {
-            return refuse(answer(Forbidden, notFromThePage), "Refused", notFromThePage.message)
+            return refuse(answer(Forbidden, notFromThePage), "Refused", notFromThePage)
           }
           const input = decodeDecision(fields)
           if (Result.isFailure(input)) {
             const invalid = new InvalidRequest({ message: describeIssue(input.failure.issue) })
-            return refuse(answer(InvalidRequest, invalid), "Not understood", invalid.message)
+            return refuse(answer(InvalidRequest, invalid), "Not understood", invalid)
           }
           const { decision, reason } = input.success
           const decided = yield* Effect.result(
@@ -318,8 +318,8 @@ export const ApprovalPageLive = HttpRouter.use((router) =>
               ? protect(HttpServerResponse.jsonUnsafe(encodeApproval(decided.success), { status: 201 }))
               : protect(HttpServerResponse.redirect(`/approve/${token}`, { status: 303 }))
           }
+          // Not a refusal (a store that fails): `guarded` answers it.
           const failure = decided.failure
-          if (failure instanceof Unavailable) return yield* Effect.fail(failure)
           const refusal = yield* answerWireError(failure)
           if (json) return protect(refusal)
           if (refusal.status === 404) return html(Html.message("This link is not valid", [unknownLink]), 404)
