@@ -342,7 +342,7 @@ const behaviour = (
           )
           // Another account's key of the same name is its own.
           assert.strictEqual((yield* idempotency.claim(account(), "k", "fp1"))._tag, "Claimed")
-          if (claimed._tag !== "Claimed") return
+          if (claimed._tag !== "Claimed") return assert.fail("not claimed")
           assert.deepStrictEqual(yield* idempotency.complete(claimed.claim, Effect.succeed(answer)), answer)
           const replay = yield* idempotency.claim(owner, "k", "fp1")
           assert.deepStrictEqual(replay, { _tag: "Replay", answer })
@@ -567,7 +567,7 @@ const lapses = (name: string, layerUnderTest: Layer.Layer<Idempotency.Idempotenc
         yield* Effect.sleep("1200 millis")
         const second = yield* idempotency.claim(owner, "k", "fp")
         assert.strictEqual(second._tag, "Claimed")
-        if (first._tag !== "Claimed" || second._tag !== "Claimed") return
+        if (first._tag !== "Claimed" || second._tag !== "Claimed") return assert.fail("not claimed")
         assert.notStrictEqual(first.claim.token, second.claim.token)
         let ran = false
         const late = yield* failure(idempotency.complete(first.claim, Effect.sync(() => (ran = true, answer))))
@@ -584,7 +584,7 @@ const lapses = (name: string, layerUnderTest: Layer.Layer<Idempotency.Idempotenc
         const claimed = yield* idempotency.claim(owner, "old", "fp")
         if (claimed._tag !== "Claimed") return assert.fail("not claimed")
         yield* idempotency.complete(claimed.claim, Effect.succeed(answer))
-        assert.strictEqual(yield* idempotency.prune.pipe(Effect.map((n) => n >= 0)), true)
+        yield* idempotency.prune
         assert.strictEqual((yield* idempotency.claim(owner, "old", "fp"))._tag, "Replay")
         yield* Effect.sleep("3200 millis")
         assert.isAtLeast(yield* idempotency.prune, 1)
