@@ -1,7 +1,6 @@
-import { Data, Effect, Layer, Option, Result } from "effect"
+import { Effect, Layer, Option, Result } from "effect"
 import * as Interpreter from "../../src/services/interpreter/Interpreter.ts"
 import { JobStore } from "../../src/services/jobs/JobStore.ts"
-import * as Approval from "../../src/services/jobs/rules/Approval.ts"
 import { UnknownJob } from "../../src/services/jobs/rules/JobErrors.ts"
 import type { RunRef } from "../../src/services/jobs/rules/JobRecord.ts"
 import * as Revision from "../../src/services/jobs/rules/Revision.ts"
@@ -35,21 +34,11 @@ export const recordInterpretation = (ref: RunRef, interpretation: Interpreter.In
       Effect.catchIf((error) => error instanceof UnknownJob, () => Effect.succeed(false))
     )
 
-class Blocked extends Data.TaggedError("Blocked") {}
-
 /**
- * The claim by which the run `ref` starts executing its approved proposal (`Approval.claim`, under the
- * Job's lock): an execution started, blocked by an older one being settled, or nothing to do.
+ * The claim by which the run `ref` starts executing its approved proposal: the runner's own
+ * (`Steps.claim`), an execution started, blocked by an older one being settled, or nothing to do.
  */
-export const claim = (ref: RunRef) =>
-  Effect.flatMap(JobStore, (store) =>
-    store.mutate(ref.accountId, ref.jobId, (record, now) => {
-      const claimed = Approval.claim(record, ref, now)
-      return claimed._tag === "Blocked" ? Result.fail(new Blocked()) : Result.succeed(claimed.change)
-    })).pipe(
-      Effect.map((change) => change.events.length > 0 ? "started" as const : "none" as const),
-      Effect.catchTag("Blocked", () => Effect.succeed("blocked" as const))
-    )
+export const claim = Steps.claim
 
 /**
  * The runner's steps (`Steps.advance`) without the runner, over the given interpreter (the scripted one
