@@ -28,10 +28,10 @@ import * as TestTime from "./TestTime.ts"
  */
 export type PreviewServices = JobServices.Services | Providers | SandboxLedger | TestTime.TestTime
 
-/** The service's waits, but a sweep every second, so that a test finds a lost start soon. */
 /** The runner's waits (`Timing`) and the sandbox's `sandbox:slow` calls (`SlowCall`), as a test sets them. */
 export type TestTiming = Timing.Timing & { readonly slowCall: Duration.Duration }
 
+/** The service's waits, but a sweep every second, so that a test finds a lost start soon. */
 export const testTiming: TestTiming = {
   ...Timing.production,
   sweepInterval: Duration.seconds(1),
