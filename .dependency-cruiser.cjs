@@ -1,5 +1,5 @@
 // Architecture check for src/: no import cycles, and no import that goes up a layer.
-// Run by `npm run check` as `depcruise src --config .dependency-cruiser.cjs`.
+// Run by `npm run check` through `npm run check:deps` (`depcruise src --config .dependency-cruiser.cjs`).
 //
 // Layers, low to high (a module may import from its own layer or a lower one):
 //   src/schema                                                  the leaf: plain data and schemas
