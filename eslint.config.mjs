@@ -40,13 +40,14 @@ export default tseslint.config(
     rules: { "no-restricted-imports": ["error", moduleImports] }
   },
   {
-    // The contract imports only effect (STYLE.md): anyone can read it without another package.
+    // The contract imports only effect (the project's STYLE.md, ../shared/STYLE.md, not in this repository): anyone
+    // can read it without another package. A bare "effect" is left to `moduleImports`' own message.
     files: ["src/schema/**/*.ts"],
     rules: {
       "no-restricted-imports": ["error", {
         ...moduleImports,
         patterns: [...moduleImports.patterns, {
-          regex: "^(?!effect/|\\.{1,2}/)",
+          regex: "^(?!effect(/|$)|\\.{1,2}/)",
           message: "src/schema imports only effect and its own modules: put what needs a package in src/services."
         }]
       }]

@@ -1,5 +1,6 @@
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect, Exit, Layer, Option, Redacted } from "effect"
+import type { Layer } from "effect"
+import { Effect, Exit, Option, Redacted } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import { wire } from "../src/http/WireErrors.ts"
 import type { AccountId, ApiKeyId, Principal } from "../src/schema/ApiKey.ts"
@@ -8,16 +9,11 @@ import type { ProposalHash } from "../src/schema/Proposal.ts"
 import type { Interpretation } from "../src/services/interpreter/Interpreter.ts"
 import * as ApprovalLinks from "../src/services/jobs/ApprovalLinks.ts"
 import * as Jobs from "../src/services/jobs/Jobs.ts"
-import * as JobServices from "../src/services/jobs/JobServices.ts"
 import type { JobStore } from "../src/services/jobs/JobStore.ts"
 import type { JobFailure } from "../src/services/jobs/rules/JobErrors.ts"
 import type { Steps } from "../src/services/jobs/runner/Steps.ts"
-import * as MemorySandbox from "../src/services/providers/MemorySandbox.ts"
-import * as SqlSandbox from "../src/services/providers/SqlSandbox.ts"
-import * as Database from "../src/services/store/Database.ts"
-import * as Migrations from "../src/services/store/Migrations.ts"
 import { publishedEvents } from "./support/JobEvents.ts"
-import { advance, recordInterpretation, stepsLayer } from "./support/JobSteps.ts"
+import { advance, recordInterpretation, stores, storesLive } from "./support/JobSteps.ts"
 import * as TestDatabase from "./support/TestDatabase.ts"
 import * as TestTime from "./support/TestTime.ts"
 
@@ -27,21 +23,6 @@ import * as TestTime from "./support/TestTime.ts"
  * link under the checks of any decision, recorded as `link:{id}`. Interpretation and planning are
  * driven by hand (no runner): an interpretation through the store, planning as the runner's step.
  */
-
-const memory = stepsLayer().pipe(
-  Layer.provideMerge(JobServices.layerMemory),
-  Layer.provideMerge(MemorySandbox.layerMemory),
-  Layer.provideMerge(TestTime.layer)
-)
-
-const sql = stepsLayer().pipe(
-  Layer.provideMerge(JobServices.layer),
-  Layer.provideMerge(SqlSandbox.layer),
-  Layer.provide(Migrations.layer),
-  Layer.provideMerge(Database.layer),
-  Layer.provide(TestDatabase.configLayer()),
-  Layer.provideMerge(TestTime.layer)
-)
 
 let counter = 0
 const account = () => `acct_links_${process.pid}_${++counter}` as AccountId
@@ -255,10 +236,10 @@ const behaviour = <Extra = never>(
   })
 
 describe("approval links", () => {
-  behaviour("in memory", memory)
+  behaviour("in memory", stores())
   behaviour(
     `on ${TestDatabase.kind}`,
-    sql,
+    storesLive(),
     (token) =>
       Effect.flatMap(
         SqlClient.SqlClient,

@@ -36,7 +36,7 @@ const clear = "Book a table for 4 at an Italian restaurant in Lisbon next Friday
 const logged: Array<string> = []
 
 /** The preview's HTTP stack with the request log on (into `logged`), over the given services. */
-const server = <E, R>(services: Layer.Layer<PreviewServices, E, R>) =>
+const server = <E, R>(services: Layer.Layer<PreviewServices | TestTime.TestTime, E, R>) =>
   PreviewHttpLive.pipe(
     Layer.provideMerge(services),
     Layer.provideMerge(Layer.unwrap(Effect.map(
@@ -129,7 +129,7 @@ const eventsOf = (url: string, key: string, id: string) =>
 const jobOf = (url: string, key: string, id: string) =>
   Effect.map(call(url, { path: `/v1/jobs/${id}`, key }), (response) => JSON.parse(response.body))
 
-const behaviour = <E>(name: string, services: Layer.Layer<PreviewServices, E>) =>
+const behaviour = <E>(name: string, services: Layer.Layer<PreviewServices | TestTime.TestTime, E>) =>
   layer(server(services), { timeout: "120 seconds", excludeTestServices: true })(name, (it) => {
     describe("POST /v1/jobs/{id}/approval-links", () => {
       it.effect("answers 201 with a link to the page, records it, and replays it by its Idempotency-Key", () =>

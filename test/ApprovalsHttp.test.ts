@@ -173,7 +173,7 @@ const standing = (entries: ReadonlyArray<{ proposalHash: string; effects: number
   return counts
 }
 
-const behaviour = <E>(name: string, services: Layer.Layer<PreviewServices, E>) =>
+const behaviour = <E>(name: string, services: Layer.Layer<PreviewServices | TestTime.TestTime, E>) =>
   layer(previewServerWith(services), { timeout: "120 seconds", excludeTestServices: true })(name, (it) => {
     describe("GET /v1/jobs/{id}/proposals/{hash}", () => {
       it.effect("serves the exact bytes that were hashed, with the hash as ETag, to jobs:read or approvals:write", () =>

@@ -34,7 +34,7 @@ const expectError = (response: { status: number; body: string }, status: number,
 
 const positions = (events: ReadonlyArray<JobEvent>) => events.map((event) => event.position)
 
-const behaviour = <E>(name: string, services: Layer.Layer<PreviewServices, E>) =>
+const behaviour = <E>(name: string, services: Layer.Layer<PreviewServices | TestTime.TestTime, E>) =>
   layer(
     previewServerWith(services).pipe(
       Layer.provideMerge(FetchHttpClient.layer),

@@ -1,5 +1,6 @@
 import { assert, describe, layer } from "@effect/vitest"
-import { ConfigProvider, Effect, Exit, Layer, Option } from "effect"
+import type { Layer } from "effect"
+import { Effect, Exit, Option } from "effect"
 import pg from "pg"
 import { wire } from "../src/http/WireErrors.ts"
 import type { AccountId, ApiKeyId } from "../src/schema/ApiKey.ts"
@@ -9,7 +10,6 @@ import type { ProposalHash } from "../src/schema/Proposal.ts"
 import * as Idempotency from "../src/services/access/Idempotency.ts"
 import type { Interpretation } from "../src/services/interpreter/Interpreter.ts"
 import * as Jobs from "../src/services/jobs/Jobs.ts"
-import * as JobServices from "../src/services/jobs/JobServices.ts"
 import * as JobStore from "../src/services/jobs/JobStore.ts"
 import * as Proposals from "../src/services/jobs/Proposals.ts"
 import type { JobFailure } from "../src/services/jobs/rules/JobErrors.ts"
@@ -17,14 +17,10 @@ import { RejectedInput, StaleRevision, UnknownJob, WrongState } from "../src/ser
 import * as Proposal from "../src/services/jobs/rules/Proposal.ts"
 import * as RunQueue from "../src/services/jobs/runner/RunQueue.ts"
 import type * as Steps from "../src/services/jobs/runner/Steps.ts"
-import * as MemorySandbox from "../src/services/providers/MemorySandbox.ts"
 import { Providers } from "../src/services/providers/Provider.ts"
 import * as Sandbox from "../src/services/providers/Sandbox.ts"
-import * as SqlSandbox from "../src/services/providers/SqlSandbox.ts"
-import * as Database from "../src/services/store/Database.ts"
-import * as Migrations from "../src/services/store/Migrations.ts"
 import { publishedEvents, publishedPage } from "./support/JobEvents.ts"
-import { advance, claim, interpretationInput, recordInterpretation, stepsLayer } from "./support/JobSteps.ts"
+import { advance, claim, interpretationInput, recordInterpretation, stores, storesLive } from "./support/JobSteps.ts"
 import * as TestDatabase from "./support/TestDatabase.ts"
 import * as TestTime from "./support/TestTime.ts"
 
@@ -35,29 +31,11 @@ import * as TestTime from "./support/TestTime.ts"
  */
 
 /**
- * The service's own TTLs, under which nothing lapses however slow the machine: a test of a proposal's
- * expiry moves the time on (`TestTime`). Idempotency's lapses are measured by the database's clock, so
- * their tests have short TTLs of their own, and wait them out.
+ * The stores keep the service's own TTLs (`stores()`, `storesLive()`), under which nothing lapses however slow the
+ * machine: a test of a proposal's expiry moves the time on (`TestTime`). Idempotency's lapses are measured by the
+ * database's clock, so their tests have short TTLs of their own (these), and wait them out.
  */
-const stores = (config: Record<string, string> = {}) =>
-  stepsLayer().pipe(
-    Layer.provideMerge(JobServices.layerMemory),
-    Layer.provideMerge(MemorySandbox.layerMemory),
-    Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown(config))),
-    Layer.provideMerge(TestTime.layer)
-  )
-
-const storesLive = (config: Record<string, string> = {}) =>
-  stepsLayer().pipe(
-    Layer.provideMerge(JobServices.layer),
-    Layer.provideMerge(SqlSandbox.layer),
-    Layer.provide(Migrations.layer),
-    Layer.provideMerge(Database.layer),
-    Layer.provide(TestDatabase.configLayer(config)),
-    Layer.provideMerge(TestTime.layer)
-  )
-
-const shortLived = { IDEMPOTENCY_CLAIM_TTL: "1 second", IDEMPOTENCY_RETENTION: "3 seconds" }
+const shortLived = { IDEMPOTENCY_CLAIM_TTL: "1 second", IDEMPOTENCY_RETENTION: "10 seconds" }
 
 let counter = 0
 const account = () => `acct_test_${process.pid}_${++counter}` as AccountId
@@ -342,7 +320,7 @@ const behaviour = (
           )
           // Another account's key of the same name is its own.
           assert.strictEqual((yield* idempotency.claim(account(), "k", "fp1"))._tag, "Claimed")
-          if (claimed._tag !== "Claimed") return
+          if (claimed._tag !== "Claimed") return assert.fail("not claimed")
           assert.deepStrictEqual(yield* idempotency.complete(claimed.claim, Effect.succeed(answer)), answer)
           const replay = yield* idempotency.claim(owner, "k", "fp1")
           assert.deepStrictEqual(replay, { _tag: "Replay", answer })
@@ -554,7 +532,10 @@ describe("Job API stores", () => {
   behaviour(`on ${TestDatabase.kind}`, storesLive())
 })
 
-/** Idempotency's TTLs (1 s to complete a claim, 3 s kept), waited out: on PostgreSQL the database's clock measures them. */
+/**
+ * Idempotency's TTLs (1 s to complete a claim, 10 s kept), waited out: on PostgreSQL the database's clock measures
+ * them. The retention is wide, so that the checks of a replay within it need no fast machine.
+ */
 const lapses = (name: string, layerUnderTest: Layer.Layer<Idempotency.Idempotency, unknown>) =>
   layer(layerUnderTest, { timeout: "60 seconds", excludeTestServices: true })(name, (it) => {
     const answer = { status: 201, headers: { location: "/v1/jobs/x" }, body: `{"id":"x"}` }
@@ -567,7 +548,7 @@ const lapses = (name: string, layerUnderTest: Layer.Layer<Idempotency.Idempotenc
         yield* Effect.sleep("1200 millis")
         const second = yield* idempotency.claim(owner, "k", "fp")
         assert.strictEqual(second._tag, "Claimed")
-        if (first._tag !== "Claimed" || second._tag !== "Claimed") return
+        if (first._tag !== "Claimed" || second._tag !== "Claimed") return assert.fail("not claimed")
         assert.notStrictEqual(first.claim.token, second.claim.token)
         let ran = false
         const late = yield* failure(idempotency.complete(first.claim, Effect.sync(() => (ran = true, answer))))
@@ -584,9 +565,9 @@ const lapses = (name: string, layerUnderTest: Layer.Layer<Idempotency.Idempotenc
         const claimed = yield* idempotency.claim(owner, "old", "fp")
         if (claimed._tag !== "Claimed") return assert.fail("not claimed")
         yield* idempotency.complete(claimed.claim, Effect.succeed(answer))
-        assert.strictEqual(yield* idempotency.prune.pipe(Effect.map((n) => n >= 0)), true)
+        yield* idempotency.prune
         assert.strictEqual((yield* idempotency.claim(owner, "old", "fp"))._tag, "Replay")
-        yield* Effect.sleep("3200 millis")
+        yield* Effect.sleep("10200 millis")
         assert.isAtLeast(yield* idempotency.prune, 1)
         assert.strictEqual((yield* idempotency.claim(owner, "old", "other"))._tag, "Claimed")
       }))

@@ -26,6 +26,16 @@ const expectUnauthorized = (response: RawResponse) => {
   assert.strictEqual(response.headers["www-authenticate"], "Bearer")
 }
 
+/** `again` is `first` replayed: the same status, bytes and headers, and `Idempotent-Replayed: true` (`first` has none). */
+const assertReplayed = (again: RawResponse, first: RawResponse) => {
+  assert.strictEqual(first.headers["idempotent-replayed"], undefined)
+  assert.strictEqual(again.status, first.status)
+  assert.strictEqual(again.body, first.body)
+  const { "idempotent-replayed": replayed, ...rest } = comparableHeaders(again.headers)
+  assert.strictEqual(replayed, "true")
+  assert.deepStrictEqual(rest, comparableHeaders(first.headers))
+}
+
 const accountOf = (key: string) =>
   Effect.flatMap(ApiKeys.ApiKeys, (keys) => keys.authenticate(Redacted.make(key))).pipe(
     Effect.map((principal) => Option.getOrThrow(principal).accountId)
@@ -376,7 +386,6 @@ layer(previewServerWith(servicesTest()), { excludeTestServices: true, timeout: "
             idempotencyKey
           )
           assert.strictEqual(first.status, 201)
-          assert.strictEqual(first.headers["idempotent-replayed"], undefined)
           const respelled = `{ "constraints": [ {"max": {"currency": "EUR", "amount": "200.00"}, "type": "budget"} ],
             "request": "Flowers for Ann, 40 EUR" }`
           for (
@@ -390,11 +399,7 @@ layer(previewServerWith(servicesTest()), { excludeTestServices: true, timeout: "
               rawBody,
               headers: { "content-type": "application/json" }
             })
-            assert.strictEqual(again.status, 201)
-            assert.strictEqual(again.body, first.body)
-            assert.strictEqual(again.headers["idempotent-replayed"], "true")
-            const { "idempotent-replayed": _, ...rest } = comparableHeaders(again.headers)
-            assert.deepStrictEqual(rest, comparableHeaders(first.headers))
+            assertReplayed(again, first)
           }
           // Once stored, the Job's later changes do not alter the replayed answer.
           yield* call(url, {
@@ -476,15 +481,6 @@ layer(previewServerWith(servicesTest()), { excludeTestServices: true, timeout: "
           const invalid = {
             request: "A haircut",
             constraints: [{ type: "budget", max: { amount: "1", currency: "EURO" } }]
-          }
-          /** The same status, bytes and headers again, and `Idempotent-Replayed: true`. */
-          const assertReplayed = (again: RawResponse, first: RawResponse) => {
-            assert.strictEqual(first.headers["idempotent-replayed"], undefined)
-            assert.strictEqual(again.status, first.status)
-            assert.strictEqual(again.body, first.body)
-            const { "idempotent-replayed": replayed, ...rest } = comparableHeaders(again.headers)
-            assert.strictEqual(replayed, "true")
-            assert.deepStrictEqual(rest, comparableHeaders(first.headers))
           }
           const first = yield* createJob(url, key, invalid, idempotencyKey)
           assert.include(expectError(first, 422, "invalid_request"), "constraints[0].max.currency")

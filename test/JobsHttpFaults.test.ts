@@ -14,7 +14,6 @@ import * as MemorySandbox from "../src/services/providers/MemorySandbox.ts"
 import { baseUrl } from "./support/Http.ts"
 import { call, createJob, expectError, newIdempotencyKey, newKey, previewServerWith } from "./support/JobsHttp.ts"
 import * as Logs from "./support/Logs.ts"
-import * as TestTime from "./support/TestTime.ts"
 
 /** The in-memory Jobs, except that a create fails as a failing database does, once, then dies once, then works. */
 const flakyJobs = Layer.effect(Jobs.Jobs)(Effect.gen(function*() {
@@ -53,8 +52,7 @@ const flakyServices = JobRunner.layer().pipe(
   Layer.provideMerge(JobServices.layerMemory),
   Layer.provideMerge(MemorySandbox.layerMemory),
   Layer.provide(Interpreter.layerScripted()),
-  Layer.provide(JobRunner.engineTest),
-  Layer.provideMerge(TestTime.layer)
+  Layer.provide(JobRunner.engineTest)
 )
 
 /** What the service logs: a defect is logged with the endpoint it broke. */

@@ -10,7 +10,6 @@ import * as Migrations from "../src/services/store/Migrations.ts"
 import { baseUrl } from "./support/Http.ts"
 import { call, previewServerWith } from "./support/JobsHttp.ts"
 import * as TestDatabase from "./support/TestDatabase.ts"
-import * as TestTime from "./support/TestTime.ts"
 
 interface Output {
   readonly code: number
@@ -42,8 +41,7 @@ const services = JobRunner.layer().pipe(
   Layer.provide(JobRunner.engine),
   Layer.provide(Migrations.layer),
   Layer.provideMerge(Database.layer),
-  Layer.provide(store),
-  Layer.provideMerge(TestTime.layer)
+  Layer.provide(store)
 )
 
 layer(previewServerWith(services).pipe(Layer.provideMerge(store)), {

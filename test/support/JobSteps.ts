@@ -1,11 +1,17 @@
-import { Data, Effect, Layer, Option, Result } from "effect"
+import { ConfigProvider, Effect, Layer, Option, Result } from "effect"
 import * as Interpreter from "../../src/services/interpreter/Interpreter.ts"
+import * as JobServices from "../../src/services/jobs/JobServices.ts"
 import { JobStore } from "../../src/services/jobs/JobStore.ts"
-import * as Approval from "../../src/services/jobs/rules/Approval.ts"
 import { UnknownJob } from "../../src/services/jobs/rules/JobErrors.ts"
 import type { RunRef } from "../../src/services/jobs/rules/JobRecord.ts"
 import * as Revision from "../../src/services/jobs/rules/Revision.ts"
 import * as Steps from "../../src/services/jobs/runner/Steps.ts"
+import * as MemorySandbox from "../../src/services/providers/MemorySandbox.ts"
+import * as SqlSandbox from "../../src/services/providers/SqlSandbox.ts"
+import * as Database from "../../src/services/store/Database.ts"
+import * as Migrations from "../../src/services/store/Migrations.ts"
+import * as TestDatabase from "./TestDatabase.ts"
+import * as TestTime from "./TestTime.ts"
 
 /**
  * The runner's work driven by hand, for tests of the stores that run no runner: each step is the
@@ -35,28 +41,43 @@ export const recordInterpretation = (ref: RunRef, interpretation: Interpreter.In
       Effect.catchIf((error) => error instanceof UnknownJob, () => Effect.succeed(false))
     )
 
-class Blocked extends Data.TaggedError("Blocked") {}
+/**
+ * The claim by which the run `ref` starts executing its approved proposal: the runner's own
+ * (`Steps.claim`), an execution started, blocked by an older one being settled, or nothing to do.
+ */
+export const claim = Steps.claim
 
 /**
- * The claim by which the run `ref` starts executing its approved proposal (`Approval.claim`, under the
- * Job's lock): an execution started, blocked by an older one being settled, or nothing to do.
+ * The runner's steps (`Steps.advance`) without the runner, over the scripted interpreter, on the stores
+ * and the provider the test provides.
  */
-export const claim = (ref: RunRef) =>
-  Effect.flatMap(JobStore, (store) =>
-    store.mutate(ref.accountId, ref.jobId, (record, now) => {
-      const claimed = Approval.claim(record, ref, now)
-      return claimed._tag === "Blocked" ? Result.fail(new Blocked()) : Result.succeed(claimed.change)
-    })).pipe(
-      Effect.map((change) => change.events.length > 0 ? "started" as const : "none" as const),
-      Effect.catchTag("Blocked", () => Effect.succeed("blocked" as const))
-    )
+const stepsLayer = Steps.layer.pipe(Layer.provide(Interpreter.layerScripted()))
 
 /**
- * The runner's steps (`Steps.advance`) without the runner, over the given interpreter (the scripted one
- * unless given), on the stores and the provider the test provides.
+ * The runner's steps on the Job API's in-memory stores and sandbox, under `config` alone (the service's
+ * defaults for the rest), with `TestTime` as every service's clock.
  */
-export const stepsLayer = (interpreter: Layer.Layer<Interpreter.Interpreter> = Interpreter.layerScripted()) =>
-  Steps.layer.pipe(Layer.provide(interpreter))
+export const stores = (config: Record<string, string> = {}) =>
+  stepsLayer.pipe(
+    Layer.provideMerge(JobServices.layerMemory),
+    Layer.provideMerge(MemorySandbox.layerMemory),
+    Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown(config))),
+    Layer.provideMerge(TestTime.layer)
+  )
+
+/**
+ * The runner's steps on the Job API's SQL stores and sandbox, in a store of their own
+ * (`TestDatabase.configLayer`) under `config` besides, with `TestTime` as every service's clock.
+ */
+export const storesLive = (config: Record<string, string> = {}) =>
+  stepsLayer.pipe(
+    Layer.provideMerge(JobServices.layer),
+    Layer.provideMerge(SqlSandbox.layer),
+    Layer.provide(Migrations.layer),
+    Layer.provideMerge(Database.layer),
+    Layer.provide(TestDatabase.configLayer(config)),
+    Layer.provideMerge(TestTime.layer)
+  )
 
 /** One step of the run `ref`, as the runner takes it. */
 export const advance = (ref: RunRef) => Effect.flatMap(Steps.Steps, (steps) => steps.advance(ref))

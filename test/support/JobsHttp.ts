@@ -23,15 +23,16 @@ import * as TestTime from "./TestTime.ts"
 
 /**
  * What the Job API's HTTP layer and its tests reach: the Job services both compositions give (not the
- * in-memory store's own state), the provider, and the time they all read (`TestTime`, moved on by a test
- * of an expiry instead of waited for).
+ * in-memory store's own state) and the provider. `servicesTest` and `servicesLive` give `TestTime` besides
+ * (the time they all read, moved on by a test of an expiry instead of waited for): a test that moves it
+ * takes `PreviewServices | TestTime.TestTime`.
  */
-export type PreviewServices = JobServices.Services | Providers | SandboxLedger | TestTime.TestTime
+export type PreviewServices = JobServices.Services | Providers | SandboxLedger
 
-/** The service's waits, but a sweep every second, so that a test finds a lost start soon. */
 /** The runner's waits (`Timing`) and the sandbox's `sandbox:slow` calls (`SlowCall`), as a test sets them. */
 export type TestTiming = Timing.Timing & { readonly slowCall: Duration.Duration }
 
+/** The service's waits, but a sweep every second, so that a test finds a lost start soon. */
 export const testTiming: TestTiming = {
   ...Timing.production,
   sweepInterval: Duration.seconds(1),
@@ -99,8 +100,11 @@ export const servicesLive = (
     Layer.provideMerge(TestTime.layer)
   )
 
-/** The real HTTP stack with the Job API preview on an ephemeral port, over the given Job services. */
-export const previewServerWith = <E, R>(services: Layer.Layer<PreviewServices, E, R>) =>
+/**
+ * The real HTTP stack with the Job API preview on an ephemeral port, over the given Job services (and
+ * whatever else their layer gives, such as `TestTime`).
+ */
+export const previewServerWith = <E, R, A = never>(services: Layer.Layer<PreviewServices | A, E, R>) =>
   PreviewHttpLive.pipe(
     Layer.provideMerge(services),
     Layer.provideMerge(nodeServer({ host: "127.0.0.1", port: 0 })),

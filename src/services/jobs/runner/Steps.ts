@@ -47,11 +47,25 @@ export class Steps extends Context.Service<Steps, {
 }>()("Steps") {}
 
 /** What a claim came to: an execution started, blocked by an older one being settled, or nothing to do. */
-type Claim = "started" | "blocked" | "none"
+export type Claim = "started" | "blocked" | "none"
 
 /** An older revision's execution is still being settled: nothing is written, the claim waits. */
 class Blocked extends Data.TaggedError("Blocked") {}
 const blocked = new Blocked()
+
+/**
+ * The claim by which the run `ref` starts executing its approved proposal (`Approval.claim`), under the
+ * Job's lock: the runner's, and the tests' that drive a run by hand.
+ */
+export const claim = (ref: RunRef): Effect.Effect<Claim, UnknownJob | Unavailable, JobStore> =>
+  Effect.flatMap(JobStore, (store) =>
+    store.mutate(ref.accountId, ref.jobId, (current, now) => {
+      const claimed = Approval.claim(current, ref, now)
+      return claimed._tag === "Blocked" ? Result.fail(blocked) : Result.succeed(claimed.change)
+    })).pipe(
+      Effect.map((change): Claim => change.events.length > 0 ? "started" : "none"),
+      Effect.catchTag("Blocked", () => Effect.succeed<Claim>("blocked"))
+    )
 
 const isUnanswered = (error: unknown): error is ProviderTransient | ProviderTimeout =>
   error instanceof ProviderTransient || error instanceof ProviderTimeout
@@ -83,15 +97,8 @@ export const layer = Layer.effect(Steps)(Effect.gen(function*() {
       )
     )
 
-  /** The claim of the run's approved proposal (`Approval.claim`), under the Job's lock. */
-  const claim = (ref: RunRef) =>
-    store.mutate(ref.accountId, ref.jobId, (current, now) => {
-      const claimed = Approval.claim(current, ref, now)
-      return claimed._tag === "Blocked" ? Result.fail(blocked) : Result.succeed(claimed.change)
-    }).pipe(
-      Effect.map((change): Claim => change.events.length > 0 ? "started" : "none"),
-      Effect.catchTag("Blocked", () => Effect.succeed<Claim>("blocked"))
-    )
+  /** The claim of the run's approved proposal (`claim`), on this store. */
+  const claimRun = (ref: RunRef) => claim(ref).pipe(Effect.provideService(JobStore, store))
 
   /**
    * Quotes (never inside a transaction) and presents the proposal of the first quote that fits
@@ -225,10 +232,10 @@ export const layer = Layer.effect(Steps)(Effect.gen(function*() {
         }
         case "executing": {
           // Blocked while an older revision's execution is being undone: wait here, in this one step.
-          let claimed = yield* claim(ref)
+          let claimed = yield* claimRun(ref)
           while (claimed === "blocked") {
             yield* Effect.sleep(timing.blockedWait)
-            claimed = yield* claim(ref)
+            claimed = yield* claimRun(ref)
           }
           return claimed === "none" ? "stop" as const : "continue" as const
         }
