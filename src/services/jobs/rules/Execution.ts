@@ -6,7 +6,7 @@ import type { Inspection } from "../../providers/Provider.ts"
 import type { Change, ExecutionState, JobRecord, NewEvent, RunRef } from "./JobRecord.ts"
 import { closedProposal } from "./JobRecord.ts"
 
-import { at, isCurrent, noChange, step } from "./JobRecord.ts"
+import { at, noChange, step } from "./JobRecord.ts"
 
 /** The rules of an execution after its claim: the provider's answer, the verification's finding, the undo. */
 
@@ -228,5 +228,3 @@ export const ownedBy = (record: JobRecord, ref: RunRef): ExecutionState | undefi
   record.execution !== null && record.execution.revision === ref.revision && record.execution.run === ref.run
     ? record.execution
     : undefined
-
-export const isCurrentRun = isCurrent

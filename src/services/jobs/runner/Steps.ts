@@ -17,9 +17,11 @@ import { ProposalConfig, Proposals } from "../Proposals.ts"
 import * as Approval from "../rules/Approval.ts"
 import * as Execution from "../rules/Execution.ts"
 import type { CallResult, Undo } from "../rules/Execution.ts"
-import { UnknownJob } from "../rules/JobErrors.ts"
+import type { UnknownJob } from "../rules/JobErrors.ts"
+import { isNotFound } from "../rules/JobErrors.ts"
 import type { ExecutionState, JobRecord, RunRef } from "../rules/JobRecord.ts"
 import type { Change } from "../rules/JobRecord.ts"
+import { isCurrent } from "../rules/JobRecord.ts"
 import * as Proposal from "../rules/Proposal.ts"
 import * as Revision from "../rules/Revision.ts"
 import * as Timing from "./Timing.ts"
@@ -108,7 +110,7 @@ export const layer = Layer.effect(Steps)(Effect.gen(function*() {
   const plan = (ref: RunRef) =>
     Effect.gen(function*() {
       const job = yield* store.find(ref.accountId, ref.jobId)
-      if (!Execution.isCurrentRun(job, ref) || job.status !== "planning" || job.objective === null) return
+      if (!isCurrent(job, ref) || job.status !== "planning" || job.objective === null) return
       const quotes = yield* providers.quote({
         jobId: job.id,
         jobRevision: job.revision,
@@ -208,7 +210,7 @@ export const layer = Layer.effect(Steps)(Effect.gen(function*() {
         yield* settle(ref, job, execution)
         return "continue" as const
       }
-      if (!Execution.isCurrentRun(job, ref)) return "stop" as const
+      if (!isCurrent(job, ref)) return "stop" as const
       switch (job.status) {
         case "interpreting":
           yield* interpret(ref, job)
@@ -242,7 +244,7 @@ export const layer = Layer.effect(Steps)(Effect.gen(function*() {
         default:
           return "stop" as const
       }
-    }).pipe(Effect.catchIf((error) => error instanceof UnknownJob, () => Effect.succeed("stop" as const)))
+    }).pipe(Effect.catchIf(isNotFound, () => Effect.succeed("stop" as const)))
 
   return Steps.of({ advance })
 }))
